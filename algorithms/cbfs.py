@@ -1,0 +1,75 @@
+"""CBFS — centroid-based fixed-size microaggregation (Laszlo & Mukherjee 2005).
+
+Source: 004_d1273daa16c98592.txt §IV ("Centroid based Fixed size
+microaggregation ... builds only one cluster during each iteration");
+pseudocode in the project spec papers.md §4 "CBFS" and, for the thesis's
+variant, thesis_ch4_ch5.md §5.
+
+Each iteration: r = the remaining record farthest from the centroid; r and
+its k-1 nearest remaining records form a group.
+
+* ``tail=nearest`` (default, the P-S wording): iterate while >= k records remain;
+  the fewer-than-k leftovers go one by one to the group with the nearest
+  centroid (centroids frozen before they are added).
+* ``tail=group``: iterate while >= 2k remain; the last k..2k-1 records form one
+  group. With ``centroid=remaining`` this is what the Fayyoumi thesis
+  (001_26cfb99743cbb1f3.txt, Ch. 4–5 tables, "MDAV", Dr. Sebé's code) calls
+  MDAV: it reproduces every MDAV IL of its Table 4.3 to 4 decimals.
+* ``centroid=remaining`` (default) recomputes the centroid of the remaining
+  records each iteration; ``centroid=fixed`` uses the centroid of the whole data
+  set throughout (the P-S wording "current centroid of the dataset" allows both).
+
+Ties go to the lowest record index; distances are Euclidean on z-scores.
+"""
+
+import numpy as np
+from numba import njit
+
+from mabench import kernels as K
+from mabench.api import Algorithm, Param
+
+
+@njit(cache=True)
+def cbfs_labels(Z, k, tail_group, fixed_centroid):
+    n, d = Z.shape
+    W, ids, alive = K.work_buffer(Z)
+    labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
+    c, p, dist, top_d, top_i = K.scratch(n, d, k)
+    c_now = np.empty(d)
+    K.column_mean(W, n, c)
+    m = n
+    left = n
+    g = 0
+    stop = 2 * k if tail_group else k
+    while left >= stop:
+        m = K.compact_mean(W, ids, alive, m, c_now)
+        taken, _ = K.farthest_group(W, ids, alive, m, c if fixed_centroid else c_now, p, dist, k,
+                                    labels, g, top_d, top_i)
+        left -= taken
+        g += 1
+    if left >= k:
+        K.label_rest(alive, ids, m, labels, g)
+    elif left > 0:
+        K.assign_leftovers(Z, labels, g)
+    return labels
+
+
+def run(Z, k, params, rng):
+    return cbfs_labels(Z, k, params["tail"] == "group", params["centroid"] == "fixed")
+
+
+ALGORITHM = Algorithm(
+    name="cbfs",
+    title="CBFS (centroid-based fixed size; the thesis's 'MDAV' with tail=group)",
+    citation="004_d1273daa16c98592.txt §IV (CBFS); 001_26cfb99743cbb1f3.txt Ch. 4 §4.5 and Ch. 5 §5.4 "
+    "(the MDAV baseline); spec papers.md §4 (CBFS), thesis_ch4_ch5.md §5",
+    run=run,
+    max_group_size=lambda k, params: 2 * k - 1,
+    params={
+        "tail": Param("nearest", "leftovers: nearest = to nearest groups; group = last k..2k-1 form one group",
+                      ("nearest", "group")),
+        "centroid": Param("remaining", "centroid of the remaining records, or of the whole data set",
+                          ("remaining", "fixed")),
+    },
+    deterministic=True,
+)

@@ -1,0 +1,30 @@
+"""MDAV-1 of Lin, Wen, Hsieh & Chang (2010), as described in the P-S paper.
+
+Source: 004_d1273daa16c98592.txt §IV (Lin et al.'s MDAV-1 and MDAV-2), and
+the project spec papers.md §4 "MDAV-1" [VERIFIED there to 8 decimals on all
+12 published cells of P-S Tables I–III].
+
+MDAV's pair step while at least 2k records remain; then, if k..2k-1 remain,
+one group of k around the record farthest from their centroid (instead of
+"the rest form one group"), and the fewer-than-k leftovers join, one by one,
+the group with the nearest centroid (centroids frozen before the leftovers
+are added; sequential updating gave identical results on every published
+cell). Ties go to the lowest record index.
+"""
+
+from mabench import kernels
+from mabench.api import Algorithm
+
+
+def run(Z, k, params, rng):
+    return kernels.mdav_labels(Z, k, kernels.TAIL_MDAV1)
+
+
+ALGORITHM = Algorithm(
+    name="mdav1",
+    title="MDAV-1 (Lin et al. 2010)",
+    citation="004_d1273daa16c98592.txt §IV (MDAV-1); spec papers.md §4 (MDAV-1)",
+    run=run,
+    max_group_size=lambda k, params: 2 * k - 1,
+    deterministic=True,
+)

@@ -1,0 +1,7 @@
+"""mabench: a reproducible benchmarking harness for microaggregation.
+
+The engine lives here; methods and data sets are plugins in the top-level
+``algorithms/`` and ``datasets/`` folders (see :mod:`mabench.plugins`).
+"""
+
+__version__ = "0.1.0"

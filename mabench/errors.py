@@ -1,0 +1,15 @@
+"""User-facing errors.
+
+Anything the user can fix (a bad path, a bad parameter, bad data) raises
+:class:`UserError`; the CLI prints its message as one line and exits with
+status 2. Everything else is a bug and keeps its traceback.
+"""
+
+EXIT_USAGE = 2
+
+
+class UserError(Exception):
+    """An input problem, described in one line: what is wrong and how to fix it."""
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(str(message).split()))

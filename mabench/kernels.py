@@ -1,0 +1,277 @@
+"""Shared Numba kernels for the fixed-size (MDAV-family) heuristics.
+
+The remaining records live in a *work buffer* ``W`` of shape (d, n): one row
+per attribute, so each distance pass runs over contiguous memory and
+vectorizes. Removed records are only flagged (``alive[pos] = False``); the next
+centroid pass compacts the buffer in order while it sums, so
+
+* positions stay in original record order, and every tie (equal distances,
+  e.g. duplicate records in Tarragona) is broken towards the lowest original
+  index, exactly like a stable sort over the input rows;
+* the centroid is summed in original record order, bit for bit like
+  ``Z[remaining].sum(axis=0) / m`` in NumPy;
+* no loop allocates: scratch arrays are made once per call.
+
+Distances are squared Euclidean on standardized data, accumulated column by
+column in attribute order (argmin/argmax are those of the Euclidean distance).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+UNASSIGNED = -1
+
+
+@njit(cache=True)
+def work_buffer(Z):
+    """Transposed copy of Z (n, d) -> W (d, n), with record ids and alive flags."""
+    n, d = Z.shape
+    W = np.empty((d, n))
+    for i in range(n):
+        for j in range(d):
+            W[j, i] = Z[i, j]
+    return W, np.arange(n), np.ones(n, dtype=np.bool_)
+
+
+@njit(cache=True)
+def compact_mean(W, ids, alive, m, c):
+    """Squeeze out dead slots (order kept), write the survivors' mean to ``c``; return their count."""
+    d = W.shape[0]
+    w = 0
+    for j in range(d):
+        row = W[j]
+        s = 0.0
+        w = 0
+        for i in range(m):
+            if alive[i]:
+                v = row[i]
+                row[w] = v
+                s += v
+                w += 1
+        c[j] = s / w if w > 0 else 0.0
+    w = 0
+    for i in range(m):
+        if alive[i]:
+            ids[w] = ids[i]
+            alive[w] = True
+            w += 1
+    return w
+
+
+@njit(cache=True)
+def column_mean(W, m, c):
+    """Mean of the first m slots (no compaction)."""
+    d = W.shape[0]
+    for j in range(d):
+        row = W[j]
+        s = 0.0
+        for i in range(m):
+            s += row[i]
+        c[j] = s / m
+
+
+@njit(cache=True)
+def sqdist(W, m, p, out):
+    """out[i] = ||W[:, i] - p||² for the first m slots (dead slots included, ignored later)."""
+    d = W.shape[0]
+    for i in range(m):
+        out[i] = 0.0
+    for j in range(d):
+        row = W[j]
+        pj = p[j]
+        for i in range(m):
+            t = row[i] - pj
+            out[i] += t * t
+
+
+@njit(cache=True)
+def load_point(W, pos, p):
+    for j in range(W.shape[0]):
+        p[j] = W[j, pos]
+
+
+@njit(cache=True)
+def argmax_alive(dist, alive, m):
+    """Slot of the largest distance among alive slots; ties go to the lowest slot (= lowest id)."""
+    best = -1
+    best_v = -1.0
+    for i in range(m):
+        if alive[i] and dist[i] > best_v:
+            best_v = dist[i]
+            best = i
+    return best
+
+
+@njit(cache=True)
+def take_nearest(dist, alive, ids, m, seed, k, labels, label, top_d, top_i):
+    """Group ``seed`` with its k-1 nearest alive slots (by ``dist``; ties -> lower id).
+
+    The seed is always a member, even when duplicates of it tie at distance 0.
+    Members are flagged dead and labelled. ``top_d``/``top_i`` are scratch of size >= k.
+    """
+    need = k - 1
+    cnt = 0
+    for i in range(m if need > 0 else 0):
+        if not alive[i] or i == seed:
+            continue
+        v = dist[i]
+        if cnt == need and v >= top_d[cnt - 1]:
+            continue  # not better than the current worst kept (ties keep the earlier slot)
+        # insertion into the sorted prefix, after every equal value (stable)
+        pos = cnt if cnt < need else need - 1
+        while pos > 0 and top_d[pos - 1] > v:
+            top_d[pos] = top_d[pos - 1]
+            top_i[pos] = top_i[pos - 1]
+            pos -= 1
+        top_d[pos] = v
+        top_i[pos] = i
+        if cnt < need:
+            cnt += 1
+    alive[seed] = False
+    labels[ids[seed]] = label
+    for t in range(cnt):
+        alive[top_i[t]] = False
+        labels[ids[top_i[t]]] = label
+    return cnt + 1
+
+
+@njit(cache=True)
+def label_rest(alive, ids, m, labels, label):
+    """Put every alive slot into group ``label``; return how many."""
+    cnt = 0
+    for i in range(m):
+        if alive[i]:
+            alive[i] = False
+            labels[ids[i]] = label
+            cnt += 1
+    return cnt
+
+
+@njit(cache=True)
+def group_means(Z, labels, n_groups):
+    """Centroids (n_groups, d) and sizes of the labelled records (label -1 is skipped)."""
+    n, d = Z.shape
+    sums = np.zeros((n_groups, d))
+    sizes = np.zeros(n_groups, dtype=np.int64)
+    for i in range(n):
+        g = labels[i]
+        if g >= 0:
+            sizes[g] += 1
+            for j in range(d):
+                sums[g, j] += Z[i, j]
+    for g in range(n_groups):
+        if sizes[g] > 0:
+            for j in range(d):
+                sums[g, j] /= sizes[g]
+    return sums, sizes
+
+
+@njit(cache=True)
+def assign_leftovers(Z, labels, n_groups):
+    """Give every unlabelled record the label of the group with the nearest centroid.
+
+    Centroids are frozen before any leftover is added (the sequential update
+    gave identical results on every published cell; frozen is order-free).
+    Ties go to the lower group label.
+    """
+    n, d = Z.shape
+    means, _ = group_means(Z, labels, n_groups)
+    for i in range(n):
+        if labels[i] != UNASSIGNED:
+            continue
+        best = -1
+        best_v = np.inf
+        for g in range(n_groups):
+            s = 0.0
+            for j in range(d):
+                t = Z[i, j] - means[g, j]
+                s += t * t
+            if s < best_v:
+                best_v = s
+                best = g
+        labels[i] = best
+
+
+@njit(cache=True)
+def sse(Z, labels, n_groups):
+    """Within-group sum of squares: Σ_g Σ_{i∈g} ||z_i − mean_g||²."""
+    means, _ = group_means(Z, labels, n_groups)
+    n, d = Z.shape
+    total = 0.0
+    for i in range(n):
+        g = labels[i]
+        for j in range(d):
+            t = Z[i, j] - means[g, j]
+            total += t * t
+    return total
+
+
+# --------------------------------------------------------------------------- MDAV family
+
+TAIL_3K = 0  # MDAV-generic: pairs while >= 3k left; 2k..3k-1 -> one group + the rest
+TAIL_2K = 1  # MDAV as worded in P-S / CV-MDAV / ICSM Alg. 1: pairs while >= 2k; k..2k-1 -> one group
+TAIL_MDAV1 = 2  # MDAV-1 (Lin et al.): pairs while >= 2k; k..2k-1 -> NN_k of the farthest, rest to nearest
+
+
+@njit(cache=True)
+def group_around(W, ids, alive, m, seed, p, dist, k, labels, g, top_d, top_i):
+    """Group ``seed`` with its k-1 nearest alive records; return the group size."""
+    load_point(W, seed, p)
+    sqdist(W, m, p, dist)
+    return take_nearest(dist, alive, ids, m, seed, k, labels, g, top_d, top_i)
+
+
+@njit(cache=True)
+def farthest_group(W, ids, alive, m, c, p, dist, k, labels, g, top_d, top_i):
+    """Group r = the alive record farthest from ``c`` with its k-1 nearest.
+
+    Returns (group size, s) where s is the slot farthest from r, taken before
+    r's group is removed (MDAV's second seed; unused by one-group methods).
+    """
+    sqdist(W, m, c, dist)
+    r = argmax_alive(dist, alive, m)
+    load_point(W, r, p)
+    sqdist(W, m, p, dist)
+    s = argmax_alive(dist, alive, m)
+    return take_nearest(dist, alive, ids, m, r, k, labels, g, top_d, top_i), s
+
+
+@njit(cache=True)
+def scratch(n, d, k):
+    """Per-call scratch: centroid, point, distances, top-k buffers."""
+    return np.empty(d), np.empty(d), np.empty(n), np.empty(max(k, 1)), np.empty(max(k, 1), dtype=np.int64)
+
+
+@njit(cache=True)
+def mdav_labels(Z, k, tail):
+    """Two groups per iteration: around r (farthest from the centroid) and s (farthest from r)."""
+    n, d = Z.shape
+    W, ids, alive = work_buffer(Z)
+    labels = np.full(n, UNASSIGNED, dtype=np.int64)
+    c, p, dist, top_d, top_i = scratch(n, d, k)
+    m = n
+    left = n
+    g = 0
+    stop = 3 * k if tail == TAIL_3K else 2 * k
+    while left >= stop:
+        m = compact_mean(W, ids, alive, m, c)
+        taken, s = farthest_group(W, ids, alive, m, c, p, dist, k, labels, g, top_d, top_i)
+        left -= taken
+        g += 1
+        if not alive[s]:  # only when every remaining record is equidistant from r
+            s = argmax_alive(dist, alive, m)
+        left -= group_around(W, ids, alive, m, s, p, dist, k, labels, g, top_d, top_i)
+        g += 1
+    if left >= (2 * k if tail == TAIL_3K else k) and tail != TAIL_2K:
+        m = compact_mean(W, ids, alive, m, c)
+        taken, s = farthest_group(W, ids, alive, m, c, p, dist, k, labels, g, top_d, top_i)
+        left -= taken
+        g += 1
+    if left >= k or (tail == TAIL_3K and left > 0):
+        label_rest(alive, ids, m, labels, g)
+        g += 1
+    elif left > 0:
+        assign_leftovers(Z, labels, g)
+    return labels
