@@ -82,7 +82,7 @@ def names() -> list[str]:
     return sorted(set(fetch.catalog()) | set(plugins.generators()))
 
 
-def load(spec: str, seed: int | None = None) -> Dataset:
+def load(spec: str, seed: int | None = None, raw: str | None = None) -> Dataset:
     if _looks_like_path(spec):
         return read_table(spec)
     from . import fetch
@@ -92,8 +92,10 @@ def load(spec: str, seed: int | None = None) -> Dataset:
     if name in catalog:
         if params:
             raise UserError(f"data set {name!r} takes no parameters")
-        frame, provenance = fetch.catalog_frame(name)
+        frame, provenance = fetch.catalog_frame(name, raw)
         return _from_frame(frame, name=name, provenance=provenance)
+    if raw:
+        raise UserError(f"--raw is only for fetched catalog data sets ({', '.join(sorted(catalog))})")
     gens = plugins.generators()
     if name in gens:
         gen = gens[name]

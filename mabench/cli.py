@@ -1,0 +1,156 @@
+"""The ``mabench`` command: the contract shared by users, the workflow and the tests.
+
+Every user error ends with exit status 2 and one line on stderr; outputs are
+written atomically, so a failed command leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .errors import EXIT_USAGE, UserError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not argparse's usage block
+        raise UserError(f"{self.prog}: {message} (see `{self.prog} --help`)")
+
+
+def _params(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items or []:
+        if "=" not in item:
+            raise UserError(f"--param {item!r} must be NAME=VALUE, e.g. --param tail=2k")
+        key, value = item.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _print_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, sort_keys=False) + "\n")
+
+
+def cmd_list(args) -> None:
+    from . import data, plugins
+
+    if args.what == "algorithms":
+        for name, algo in sorted(plugins.algorithms().items()):
+            params = ", ".join(f"{p}={v.default}" for p, v in algo.params.items())
+            print(f"{name}\t{algo.title}\t{params}\t{algo.citation}")
+    else:
+        from . import fetch
+
+        cat = fetch.catalog()
+        gens = plugins.generators()
+        for name in data.names():
+            if name in cat:
+                print(f"{name}\tfetched\t{cat[name]['title']}")
+            else:
+                params = ", ".join(f"{p}={v.default}" for p, v in gens[name].params.items())
+                print(f"{name}\tgenerated\t{gens[name].title}\t{params}")
+
+
+def cmd_run(args) -> None:
+    from . import io
+    from .metrics import parse_names
+    from .runner import run_cell
+
+    metrics = parse_names(args.metrics)
+    result = run_cell(args.algorithm, args.dataset, args.k, args.seed, _params(args.param), metrics)
+    if args.out:
+        lines = "group\n" + "".join(f"{g}\n" for g in result.labels.tolist())
+        io.write_text(args.out, lines)
+    if args.json_out:
+        io.write_text(args.json_out, json.dumps(result.record) + "\n")
+    _print_json(result.record)
+
+
+def cmd_evaluate(args) -> None:
+    from .metrics import parse_names
+    from .runner import evaluate_partition
+
+    metrics = parse_names(args.metrics)
+    record = evaluate_partition(args.dataset, args.partition, args.k, args.seed, metrics)
+    if args.json_out:
+        from . import io
+
+        io.write_text(args.json_out, json.dumps(record) + "\n")
+    _print_json(record)
+
+
+def cmd_fetch(args) -> None:
+    from . import fetch
+
+    info = fetch.fetch(args.name, args.out, url=args.url, use_vendor=not args.no_vendor)
+    _print_json(info)
+
+
+def cmd_prepare(args) -> None:
+    from . import data, io
+
+    ds = data.load(args.dataset, args.seed, raw=args.raw)
+    io.write_parquet(args.out, ds.frame(), ds.metadata())
+    _print_json({"dataset": ds.spec, "seed": ds.seed, "n": int(ds.values.shape[0]),
+                 "d": int(ds.values.shape[1]), "out": args.out})
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="mabench", description="Reproducible microaggregation benchmarks.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("list", help="list algorithms or data sets")
+    s.add_argument("what", choices=["algorithms", "datasets"])
+    s.set_defaults(func=cmd_list)
+
+    s = sub.add_parser("run", help="run one algorithm on one data set; print JSON")
+    s.add_argument("algorithm")
+    s.add_argument("dataset", help="catalog name, generator name[params], or CSV/Parquet path")
+    s.add_argument("-k", type=int, required=True, help="minimum group size")
+    s.add_argument("--seed", type=int, default=0, help="cell seed (data draw and algorithm randomness)")
+    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="algorithm parameter")
+    s.add_argument("--metrics", help="comma-separated metric names (default: il)")
+    s.add_argument("--out", help="write the partition as CSV (header `group`)")
+    s.add_argument("--json-out", help="also write the JSON record to this file")
+    s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("evaluate", help="compute metrics of a partition; print JSON")
+    s.add_argument("dataset")
+    s.add_argument("partition", help="CSV with header `group`, one label per data row")
+    s.add_argument("-k", type=int, help="check that every group has at least k records")
+    s.add_argument("--seed", type=int, default=0, help="seed of a generated data set")
+    s.add_argument("--metrics", help="comma-separated metric names (default: il)")
+    s.add_argument("--json-out", help="also write the JSON record to this file")
+    s.set_defaults(func=cmd_evaluate)
+
+    s = sub.add_parser("fetch", help="fetch a catalog data set's upstream file (vendored copy first)")
+    s.add_argument("name")
+    s.add_argument("--out", required=True, help="where to write the verified upstream file")
+    s.add_argument("--url", help="download from this URL instead of the catalog's")
+    s.add_argument("--no-vendor", action="store_true", help="ignore the vendored copy and download")
+    s.set_defaults(func=cmd_fetch)
+
+    s = sub.add_parser("prepare", help="write a data set (catalog, generated or file) as tidy Parquet")
+    s.add_argument("dataset")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--raw", help="for a catalog data set: the fetched upstream file to convert")
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=cmd_prepare)
+    return p
+
+
+def main(argv=None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        args.func(args)
+    except UserError as exc:
+        sys.stderr.write(f"mabench: error: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

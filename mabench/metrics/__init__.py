@@ -1,0 +1,80 @@
+"""Metric registry: every metric is computed from (original data, partition).
+
+A metric is a function ``f(ctx: EvalContext) -> float`` registered with
+``@metric("name", doc=...)``. The runner and ``mabench evaluate`` call
+:func:`evaluate` with metric names; adding a metric means adding a function in
+a module of this package and importing the module at the bottom of this file.
+Definitions, conventions and sources: docs/metrics.md.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..errors import UserError
+from ..kernels import group_means
+
+
+@dataclass
+class EvalContext:
+    original: np.ndarray  # (n, d) float64, original units
+    z: np.ndarray  # (n, d) float64, z-scores (population sd)
+    labels: np.ndarray  # (n,) int64, groups 0..g-1
+    columns: list[str]
+    dataset: str = ""
+    options: dict = field(default_factory=dict)  # per-metric options, e.g. {"id_p": [1..10]}
+
+    @functools.cached_property
+    def n_groups(self) -> int:
+        return int(self.labels.max()) + 1
+
+    @functools.cached_property
+    def masked(self) -> np.ndarray:
+        """The published file: every record replaced by its group mean, original units."""
+        means, _ = group_means(self.original, self.labels, self.n_groups)
+        return np.ascontiguousarray(means[self.labels])
+
+    @functools.cached_property
+    def masked_z(self) -> np.ndarray:
+        """Group means of the z-scores (= the masked file standardized with the original's mean and sd)."""
+        means, _ = group_means(self.z, self.labels, self.n_groups)
+        return np.ascontiguousarray(means[self.labels])
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    fn: Callable[[EvalContext], float]
+    doc: str
+
+
+REGISTRY: dict[str, Metric] = {}
+
+
+def metric(name: str, doc: str = ""):
+    def register(fn):
+        if name in REGISTRY:
+            raise RuntimeError(f"metric {name!r} registered twice")
+        REGISTRY[name] = Metric(name, fn, doc or (fn.__doc__ or "").strip().splitlines()[0])
+        return fn
+
+    return register
+
+
+def parse_names(text: str | None, default=("il",)) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()] if text else list(default)
+    for name in names:
+        if name not in REGISTRY:
+            raise UserError(f"unknown metric {name!r}; available: {', '.join(sorted(REGISTRY))}")
+    return names
+
+
+def evaluate(ctx: EvalContext, names) -> dict[str, float]:
+    return {name: float(REGISTRY[name].fn(ctx)) for name in names}
+
+
+from . import information_loss  # noqa: E402,F401  (registers il)
