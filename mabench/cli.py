@@ -28,6 +28,20 @@ def _params(items: list[str]) -> dict[str, str]:
     return out
 
 
+def _options(items: list[str]) -> dict:
+    """--option NAME=VALUE, VALUE parsed as JSON when it is JSON (lists, numbers), else a string."""
+    out = {}
+    for item in items or []:
+        if "=" not in item:
+            raise UserError(f"--option {item!r} must be NAME=VALUE, e.g. --option id_p=[1,2,3]")
+        key, value = item.split("=", 1)
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value.strip()
+    return out
+
+
 def _print_json(obj) -> None:
     sys.stdout.write(json.dumps(obj, sort_keys=False) + "\n")
 
@@ -58,7 +72,8 @@ def cmd_run(args) -> None:
     from .runner import run_cell
 
     metrics = parse_names(args.metrics)
-    result = run_cell(args.algorithm, args.dataset, args.k, args.seed, _params(args.param), metrics)
+    result = run_cell(args.algorithm, args.dataset, args.k, args.seed, _params(args.param), metrics,
+                      _options(args.option))
     if args.out:
         lines = "group\n" + "".join(f"{g}\n" for g in result.labels.tolist())
         io.write_text(args.out, lines)
@@ -72,7 +87,7 @@ def cmd_evaluate(args) -> None:
     from .runner import evaluate_partition
 
     metrics = parse_names(args.metrics)
-    record = evaluate_partition(args.dataset, args.partition, args.k, args.seed, metrics)
+    record = evaluate_partition(args.dataset, args.partition, args.k, args.seed, metrics, _options(args.option))
     if args.json_out:
         from . import io
 
@@ -111,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0, help="cell seed (data draw and algorithm randomness)")
     s.add_argument("--param", action="append", metavar="NAME=VALUE", help="algorithm parameter")
     s.add_argument("--metrics", help="comma-separated metric names (default: il)")
+    s.add_argument("--option", action="append", metavar="NAME=VALUE", help="metric option (JSON value)")
     s.add_argument("--out", help="write the partition as CSV (header `group`)")
     s.add_argument("--json-out", help="also write the JSON record to this file")
     s.set_defaults(func=cmd_run)
@@ -121,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-k", type=int, help="check that every group has at least k records")
     s.add_argument("--seed", type=int, default=0, help="seed of a generated data set")
     s.add_argument("--metrics", help="comma-separated metric names (default: il)")
+    s.add_argument("--option", action="append", metavar="NAME=VALUE", help="metric option (JSON value)")
     s.add_argument("--json-out", help="also write the JSON record to this file")
     s.set_defaults(func=cmd_evaluate)
 

@@ -164,3 +164,14 @@ def check_values(values: np.ndarray, columns: list[str], where: str) -> None:
     const = np.flatnonzero(np.ptp(values, axis=0) == 0)
     if const.size:
         raise UserError(f"{where}: column {columns[const[0]]!r} is constant and cannot be standardized; drop it")
+
+
+def metric_defaults(name: str) -> dict:
+    """Per-data-set metric options from the catalog (e.g. Census's key variables)."""
+    from . import fetch
+
+    entry = fetch.catalog().get(name)
+    if entry is not None:
+        return dict(entry.get("metric_options") or {})
+    gen = plugins.generators().get(name)
+    return dict(getattr(gen, "metric_options", None) or {})

@@ -50,7 +50,12 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
     seconds = time.perf_counter() - start
     labels = np.asarray(labels, dtype=np.int64)
     sizes = partition.check(labels, n, k, algo.max_group_size(k, resolved), who=algo.name)
-    ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, dict(metric_options or {}))
+    def rerun(z_other: np.ndarray) -> np.ndarray:
+        out = algo.run(np.ascontiguousarray(z_other, dtype=np.float64), k, resolved, rng_for(seed, f"algorithm:{algo.name}"))
+        return np.asarray(out, dtype=np.int64)
+
+    options = {**data.metric_defaults(ds.name), **(metric_options or {})}
+    ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun)
     record = {
         "algorithm": algo.name,
         "params": format_params(resolved),
@@ -75,7 +80,8 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     n = ds.values.shape[0]
     labels = partition.read_labels(partition_path, n, k or 1)
     z = zscore(ds.values, ds.columns)
-    ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, dict(metric_options or {}))
+    options = {**data.metric_defaults(ds.name), **(metric_options or {})}
+    ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options)
     sizes = np.bincount(labels)
     return {
         "dataset": ds.name,

@@ -27,6 +27,9 @@ class EvalContext:
     columns: list[str]
     dataset: str = ""
     options: dict = field(default_factory=dict)  # per-metric options, e.g. {"id_p": [1..10]}
+    # Re-runs the same algorithm (same k, params, seed) on other standardized data and returns its
+    # labels; set by `mabench run`, None for `mabench evaluate` (a metric that needs it must say so).
+    rerun: Callable[[np.ndarray], np.ndarray] | None = None
 
     @functools.cached_property
     def n_groups(self) -> int:
