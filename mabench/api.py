@@ -91,6 +91,7 @@ class Generator:
     generate: GenerateFn
     params: dict[str, Param] = field(default_factory=dict)
     notes: str = ""
+    metric_options: dict = field(default_factory=dict)  # e.g. key variables, interval-disclosure P range
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         return resolve_params(f"data set {self.name}", self.params, given)
