@@ -1,0 +1,255 @@
+"""The published-values registry (``config/published.csv``) and the comparison of
+harness results against it.
+
+One registry row is one number printed in a seed paper, with what the harness
+must run to recompute it and how to judge the recomputed value. The columns,
+the verdict rules and how to add a number are in ``docs/published.md``.
+
+* :func:`load` reads the CSV and validates every row against
+  ``config/published.schema.json`` plus the cross-field checks a JSON schema
+  cannot express; a bad registry raises :class:`RuntimeError`.
+* :func:`compare` matches registry rows to a tidy results table and gives each
+  published number a verdict: reproduced, within tolerance, not reproduced,
+  not run or not implemented.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mabench import plugins
+
+COLUMNS = ["source", "seed_file", "table", "row", "column", "dataset", "dataset_params", "algorithm",
+           "params", "k", "metric", "value", "decimals", "rounding", "rule", "tolerance", "note"]
+KEY = ["source", "table", "row", "column", "dataset", "dataset_params", "k", "metric"]
+ADDED = ["reproduced", "n_draws", "ci_low", "ci_high", "delta", "verdict", "cause"]
+VERDICTS = ("reproduced", "within tolerance", "not reproduced", "not run", "not implemented")
+
+# Two-sided 95 % Student t quantiles t(0.975, df) for df = 1..30; beyond 30 a
+# Cornish-Fisher expansion around the normal quantile is accurate to < 1e-6.
+_T975 = (12.706204736, 4.302652730, 3.182446305, 2.776445105, 2.570581836, 2.446911851, 2.364624252,
+         2.306004135, 2.262157163, 2.228138852, 2.200985160, 2.178812830, 2.160368656, 2.144786688,
+         2.131449546, 2.119905299, 2.109815578, 2.100922040, 2.093024054, 2.085963447, 2.079613845,
+         2.073873068, 2.068657610, 2.063898562, 2.059538553, 2.055529439, 2.051830516, 2.048407142,
+         2.045229642, 2.042272456)
+_Z975 = 1.959963984540054
+
+
+def t975(df: int) -> float:
+    """The 97.5 % quantile of Student's t with ``df`` degrees of freedom (two-sided 95 %)."""
+    if df < 1:
+        raise ValueError(f"degrees of freedom must be >= 1, got {df}")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z, v = _Z975, float(df)
+    return (z + (z**3 + z) / (4 * v) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v**2)
+            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3)
+            + (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / (92160 * v**4))
+
+
+# ------------------------------------------------------------------ parameters
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def _norm_value(raw) -> str:
+    """Canonical text of one parameter value: numbers compare by value ("16.0" == "16")."""
+    s = str(raw).strip()
+    if _NUMBER.match(s):
+        x = float(s)
+        return str(int(x)) if x.is_integer() and abs(x) < 2**53 else repr(x)
+    if s.lower() in ("true", "false"):
+        return s.lower()
+    return s
+
+
+def parse_params(text) -> dict[str, str]:
+    """``"a=1,b=x"`` -> ``{"a": "1", "b": "x"}`` with normalised values; empty/NaN -> ``{}``."""
+    if text is None or (isinstance(text, float) and math.isnan(text)):
+        return {}
+    out = {}
+    for item in str(text).split(","):
+        if item.strip():
+            key, _, value = item.partition("=")
+            out[key.strip()] = _norm_value(value)
+    return out
+
+
+def _text(x) -> str:
+    """A cell as stripped text; None and NaN are empty."""
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else str(x).strip()
+
+
+def _is_subset(wanted: dict, have: dict) -> bool:
+    return all(k in have and have[k] == v for k, v in wanted.items())
+
+
+# ------------------------------------------------------------------ loading
+def default_path() -> Path:
+    return plugins.home() / "config" / "published.csv"
+
+
+def schema_path() -> Path:
+    return plugins.home() / "config" / "published.schema.json"
+
+
+def _typed(rec: dict) -> dict:
+    """A CSV row (all strings) with k/decimals as int and tolerance as float or None, when they parse."""
+    out = dict(rec)
+    for name in ("k", "decimals"):
+        if re.fullmatch(r"-?\d+", rec[name].strip()):
+            out[name] = int(rec[name])
+    tol = rec["tolerance"].strip()
+    if tol == "":
+        out["tolerance"] = None
+    elif _NUMBER.match(tol):
+        out["tolerance"] = float(tol)
+    return out
+
+
+def exact_band(decimals: int, rounding: str) -> float:
+    """Half a unit of the last printed digit (rounding sources), one unit (truncating sources)."""
+    unit = 10.0 ** -int(decimals)
+    return unit if rounding == "truncate" else unit / 2
+
+
+def _problems(raw: pd.DataFrame) -> list[str]:
+    import jsonschema
+
+    if list(raw.columns) != COLUMNS:
+        return [f"columns must be exactly {','.join(COLUMNS)}; found {','.join(map(str, raw.columns))}"]
+    validator = jsonschema.Draft202012Validator(json.loads(schema_path().read_text()))
+    problems = []
+    seen: dict[tuple, int] = {}
+    for i, rec in enumerate(raw.to_dict("records")):
+        line = i + 2  # header is line 1
+        row = _typed(rec)
+        errs = sorted(validator.iter_errors(row), key=lambda e: list(e.path))
+        problems += [f"line {line}: {'/'.join(map(str, e.path)) or 'row'}: {e.message}" for e in errs]
+        if errs:
+            continue
+        printed = len(row["value"].split(".")[1]) if "." in row["value"] else 0
+        if printed != row["decimals"]:
+            problems.append(f"line {line}: decimals={row['decimals']} but value {row['value']} "
+                            f"has {printed} printed decimals")
+        for col in ("params", "dataset_params"):
+            names = [item.split("=", 1)[0] for item in row[col].split(",")] if row[col] else []
+            if names != sorted(names) or len(set(names)) != len(names):
+                problems.append(f"line {line}: {col} {row[col]!r} must be sorted by name, each name once")
+        if row["rule"] == "exact" and row["tolerance"] < exact_band(row["decimals"], row["rounding"]) * (1 - 1e-9):
+            problems.append(f"line {line}: tolerance {row['tolerance']} is narrower than the printed precision")
+        key = tuple(str(row[c]) for c in KEY)
+        if key in seen:
+            problems.append(f"line {line}: duplicates line {seen[key]} ({', '.join(KEY)})")
+        seen.setdefault(key, line)
+    return problems
+
+
+def load(path=None) -> pd.DataFrame:
+    """The registry as a DataFrame (``k``/``decimals`` int, ``tolerance`` float with NaN for empty,
+    everything else text; ``value`` keeps the printed digits). Raises RuntimeError if invalid."""
+    path = Path(path) if path is not None else default_path()
+    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    problems = _problems(raw)
+    if problems:
+        shown = "\n  ".join(problems[:25])
+        more = f"\n  … and {len(problems) - 25} more" if len(problems) > 25 else ""
+        raise RuntimeError(f"invalid published-values registry {path}:\n  {shown}{more}")
+    reg = raw.copy()
+    reg["k"] = reg["k"].astype("int64")
+    reg["decimals"] = reg["decimals"].astype("int64")
+    reg["tolerance"] = pd.to_numeric(reg["tolerance"].replace("", np.nan)).astype("float64")
+    return reg
+
+
+# ------------------------------------------------------------------ comparing
+def _quantize(x: float, decimals: int, rounding: str) -> Decimal:
+    """``x`` rounded (half up) or truncated to ``decimals``, from its shortest round-trip repr."""
+    mode = ROUND_DOWN if rounding == "truncate" else ROUND_HALF_UP
+    return Decimal(repr(float(x))).quantize(Decimal(1).scaleb(-int(decimals)), rounding=mode)
+
+
+def _exact(row: dict, vals: np.ndarray) -> dict:
+    value = float(vals[0]) if np.all(vals == vals[0]) else float(np.mean(vals))
+    published = Decimal(str(row["value"]))
+    delta = value - float(published)
+    tol = row["tolerance"]
+    if tol is None or (isinstance(tol, float) and math.isnan(tol)):
+        tol = exact_band(row["decimals"], row["rounding"])
+    if _quantize(value, row["decimals"], row["rounding"]) == published:
+        verdict = "reproduced"
+    elif abs(delta) <= float(tol) + 1e-12:
+        verdict = "within tolerance"
+    else:
+        verdict = "not reproduced"
+    return {"reproduced": value, "ci_low": np.nan, "ci_high": np.nan, "delta": delta, "verdict": verdict}
+
+
+def _draws(row: dict, vals: np.ndarray) -> dict:
+    n = vals.size
+    mean = float(vals[0]) if np.all(vals == vals[0]) else float(np.mean(vals))
+    published = float(row["value"])
+    if n < 2:
+        return {"reproduced": mean, "ci_low": np.nan, "ci_high": np.nan, "delta": mean - published,
+                "verdict": "not run", "cause": "1 draw: a draws row needs at least 2 for an interval"}
+    s = float(np.std(vals, ddof=1))
+    t = t975(n - 1)
+    half_ci = t * s / math.sqrt(n)
+    half_pi = t * s * math.sqrt(1 + 1 / n)
+    eps = 1e-12 * max(1.0, abs(mean))
+    if abs(published - mean) <= half_ci + eps:
+        verdict = "reproduced"
+    elif abs(published - mean) <= half_pi + eps:
+        verdict = "within tolerance"
+    else:
+        verdict = "not reproduced"
+    return {"reproduced": mean, "ci_low": mean - half_ci, "ci_high": mean + half_ci,
+            "delta": mean - published, "verdict": verdict}
+
+
+def compare(registry: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """Registry columns plus reproduced, n_draws, ci_low, ci_high, delta, verdict, cause (one row per
+    registry row, same order). See docs/published.md for the matching and verdict rules."""
+    missing = [c for c in ("algorithm", "dataset", "k") if c not in results.columns]
+    if missing:
+        raise ValueError(f"results table lacks column(s) {', '.join(missing)}")
+    res = results.copy()
+    if "seed" in res.columns:  # the same run listed twice counts once
+        ident = [c for c in ("algorithm", "params", "dataset", "dataset_params", "k", "seed") if c in res.columns]
+        res = res.drop_duplicates(subset=ident, keep="last")
+    groups: dict[tuple, list[tuple[dict, dict, int]]] = {}
+    for idx, (algo, ds, k, params, dparams) in enumerate(zip(
+            res["algorithm"].astype(str), res["dataset"].astype(str), res["k"].astype("int64"),
+            res["params"] if "params" in res else [""] * len(res),
+            res["dataset_params"] if "dataset_params" in res else [""] * len(res))):
+        groups.setdefault((algo, ds, int(k)), []).append((parse_params(params), parse_params(dparams), idx))
+
+    out = []
+    for row in registry.to_dict("records"):
+        rec = {"reproduced": np.nan, "n_draws": 0, "ci_low": np.nan, "ci_high": np.nan,
+               "delta": np.nan, "verdict": "not run", "cause": ""}
+        if not _text(row["algorithm"]):
+            rec["verdict"] = "not implemented"
+            out.append({**row, **rec})
+            continue
+        want_p, want_d = parse_params(row["params"]), parse_params(row["dataset_params"])
+        hits = [idx for p, d, idx in groups.get((row["algorithm"], row["dataset"], int(row["k"])), [])
+                if _is_subset(want_p, p) and _is_subset(want_d, d)]
+        metric = row["metric"]
+        vals = (pd.to_numeric(res[metric].iloc[hits], errors="coerce").dropna().to_numpy(dtype=float)
+                if metric in res.columns and hits else np.empty(0))
+        rec["n_draws"] = int(vals.size)
+        if vals.size:
+            rec.update(_exact(row, vals) if row["rule"] == "exact" else _draws(row, vals))
+        if rec["verdict"] == "not reproduced":
+            rec["cause"] = _text(row.get("note"))
+        out.append({**row, **rec})
+    frame = pd.DataFrame(out, columns=list(registry.columns) + ADDED)
+    frame["n_draws"] = frame["n_draws"].astype("int64")
+    return frame
