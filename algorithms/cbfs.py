@@ -34,17 +34,17 @@ def cbfs_labels(Z, k, tail_group, fixed_centroid):
     n, d = Z.shape
     W, ids, alive = K.work_buffer(Z)
     labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
-    c, p, dist, top_d, top_i = K.scratch(n, d, k)
-    c_now = np.empty(d)
-    K.column_mean(W, n, c)
+    S = K.scratch(n, d, k)
+    c_fixed = np.empty(d)
+    K.column_mean(W, n, c_fixed)
+    c_now = S[0]
     m = n
     left = n
     g = 0
     stop = 2 * k if tail_group else k
     while left >= stop:
         m = K.compact_mean(W, ids, alive, m, c_now)
-        taken, _ = K.farthest_group(W, ids, alive, m, c if fixed_centroid else c_now, p, dist, k,
-                                    labels, g, top_d, top_i)
+        taken, _ = K.farthest_group(W, ids, alive, m, c_fixed if fixed_centroid else c_now, k, labels, g, S)
         left -= taken
         g += 1
     if left >= k:

@@ -28,17 +28,12 @@ from mabench.api import Algorithm
 
 
 @njit(cache=True)
-def _refresh(W, alive, ids, m, slot, p, dist, far_d, far_id):
-    K.load_point(W, slot, p)
-    K.sqdist(W, m, p, dist)
-    best = -1
-    best_v = -1.0
-    for i in range(m):
-        if alive[i] and i != slot and dist[i] > best_v:
-            best_v = dist[i]
-            best = i
-    far_d[ids[slot]] = best_v
-    far_id[ids[slot]] = ids[best] if best >= 0 else -1
+def _refresh(W, alive, ids, m, slot, S, far_d, far_id):
+    """Recompute the farthest remaining partner of the record in ``slot``."""
+    K.load_point(W, slot, S[1])
+    best = K.distances_from(W, alive, m, S[1], S)  # itself only when all remaining coincide
+    far_d[ids[slot]] = S[2][best]
+    far_id[ids[slot]] = ids[best]
 
 
 @njit(cache=True)
@@ -46,12 +41,12 @@ def md_labels(Z, k):
     n, d = Z.shape
     W, ids, alive = K.work_buffer(Z)
     labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
-    c, p, dist, top_d, top_i = K.scratch(n, d, k)
+    S = K.scratch(n, d, k)
     far_d = np.empty(n)
     far_id = np.empty(n, dtype=np.int64)
     slot_of = np.arange(n)
     for i in range(n):
-        _refresh(W, alive, ids, n, i, p, dist, far_d, far_id)
+        _refresh(W, alive, ids, n, i, S, far_d, far_id)
     m = n
     left = n
     g = 0
@@ -67,16 +62,16 @@ def md_labels(Z, k):
             partner = far_id[ids[r]]
             if labels[partner] == K.UNASSIGNED:
                 break
-            _refresh(W, alive, ids, m, r, p, dist, far_d, far_id)
+            _refresh(W, alive, ids, m, r, S, far_d, far_id)
         s_id = far_id[ids[r]]
-        left -= K.group_around(W, ids, alive, m, r, p, dist, k, labels, g, top_d, top_i)
+        left -= K.group_around(W, ids, alive, m, r, k, labels, g, S)
         g += 1
         s = slot_of[s_id]
         if not alive[s]:  # only when every remaining record is equidistant from r
-            s = K.argmax_alive(dist, alive, m)
-        left -= K.group_around(W, ids, alive, m, s, p, dist, k, labels, g, top_d, top_i)
+            s = K.argmax_alive(S[2], alive, m)
+        left -= K.group_around(W, ids, alive, m, s, k, labels, g, S)
         g += 1
-        m = K.compact_mean(W, ids, alive, m, c)
+        m = K.compact_mean(W, ids, alive, m, S[0])
         for i in range(m):
             slot_of[ids[i]] = i
     if left >= k:

@@ -19,9 +19,11 @@ column in attribute order (argmin/argmax are those of the Euclidean distance).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 UNASSIGNED = -1
+BLOCK = 2048  # records per distance block: the block's distances stay in L1 across attributes
+PARALLEL_MIN = 4 * BLOCK  # below this many slots, thread start-up costs more than it saves
 
 
 @njit(cache=True)
@@ -36,21 +38,36 @@ def work_buffer(Z):
 
 
 @njit(cache=True)
-def compact_mean(W, ids, alive, m, c):
-    """Squeeze out dead slots (order kept), write the survivors' mean to ``c``; return their count."""
-    d = W.shape[0]
+def _compact_column(row, alive, m):
+    s = 0.0
     w = 0
-    for j in range(d):
-        row = W[j]
-        s = 0.0
-        w = 0
-        for i in range(m):
-            if alive[i]:
-                v = row[i]
-                row[w] = v
-                s += v
-                w += 1
-        c[j] = s / w if w > 0 else 0.0
+    for i in range(m):
+        if alive[i]:
+            v = row[i]
+            row[w] = v
+            s += v
+            w += 1
+    return s / w if w > 0 else 0.0
+
+
+@njit(cache=True, parallel=True)
+def _compact_columns_par(W, alive, m, c):
+    for j in prange(W.shape[0]):
+        c[j] = _compact_column(W[j], alive, m)
+
+
+@njit(cache=True)
+def compact_mean(W, ids, alive, m, c):
+    """Squeeze out dead slots (order kept), write the survivors' mean to ``c``; return their count.
+
+    Each column is summed by one thread in record order, so the mean is the
+    same bits whatever the thread count.
+    """
+    if m >= PARALLEL_MIN:
+        _compact_columns_par(W, alive, m, c)
+    else:
+        for j in range(W.shape[0]):
+            c[j] = _compact_column(W[j], alive, m)
     w = 0
     for i in range(m):
         if alive[i]:
@@ -73,17 +90,53 @@ def column_mean(W, m, c):
 
 
 @njit(cache=True)
-def sqdist(W, m, p, out):
-    """out[i] = ||W[:, i] - p||² for the first m slots (dead slots included, ignored later)."""
-    d = W.shape[0]
-    for i in range(m):
+def _sqdist_block(W, lo, hi, p, out, alive, best_v, best_i, b):
+    """Distances of slots lo..hi-1 to p, then the block's farthest alive slot."""
+    for i in range(lo, hi):
         out[i] = 0.0
-    for j in range(d):
+    for j in range(W.shape[0]):
         row = W[j]
         pj = p[j]
-        for i in range(m):
+        for i in range(lo, hi):
             t = row[i] - pj
             out[i] += t * t
+    bi = -1
+    bv = -1.0
+    for i in range(lo, hi):
+        if alive[i] and out[i] > bv:
+            bv = out[i]
+            bi = i
+    best_v[b] = bv
+    best_i[b] = bi
+
+
+@njit(cache=True, parallel=True)
+def _sqdist_par(W, m, p, out, alive, best_v, best_i, nb):
+    for b in prange(nb):
+        _sqdist_block(W, b * BLOCK, min(m, (b + 1) * BLOCK), p, out, alive, best_v, best_i, b)
+
+
+@njit(cache=True)
+def sqdist(W, m, p, out, alive, best_v, best_i):
+    """out[i] = ||W[:, i] - p||² for the first m slots; return the farthest alive slot.
+
+    Ties go to the lowest slot (= lowest record id). ``best_v``/``best_i`` are
+    per-block scratch (see :func:`scratch`); blocks are combined in order, so
+    the answer does not depend on the thread count.
+    """
+    nb = (m + BLOCK - 1) // BLOCK
+    if m >= PARALLEL_MIN:
+        _sqdist_par(W, m, p, out, alive, best_v, best_i, nb)
+    else:
+        for b in range(nb):
+            _sqdist_block(W, b * BLOCK, min(m, (b + 1) * BLOCK), p, out, alive, best_v, best_i, b)
+    best = -1
+    bv = -1.0
+    for b in range(nb):
+        if best_i[b] >= 0 and best_v[b] > bv:
+            bv = best_v[b]
+            best = best_i[b]
+    return best
 
 
 @njit(cache=True)
@@ -216,32 +269,39 @@ TAIL_MDAV1 = 2  # MDAV-1 (Lin et al.): pairs while >= 2k; k..2k-1 -> NN_k of the
 
 
 @njit(cache=True)
-def group_around(W, ids, alive, m, seed, p, dist, k, labels, g, top_d, top_i):
-    """Group ``seed`` with its k-1 nearest alive records; return the group size."""
-    load_point(W, seed, p)
-    sqdist(W, m, p, dist)
-    return take_nearest(dist, alive, ids, m, seed, k, labels, g, top_d, top_i)
+def scratch(n, d, k):
+    """Scratch for one call: (centroid, point, distances, top-k values, top-k slots, block maxima)."""
+    nb = (n + BLOCK - 1) // BLOCK
+    kk = max(k, 1)
+    return (np.empty(d), np.empty(d), np.empty(n), np.empty(kk), np.empty(kk, dtype=np.int64),
+            np.empty(nb), np.empty(nb, dtype=np.int64))
 
 
 @njit(cache=True)
-def farthest_group(W, ids, alive, m, c, p, dist, k, labels, g, top_d, top_i):
+def distances_from(W, alive, m, p, S):
+    """Distances of the first m slots to p (into S's buffer); return the farthest alive slot."""
+    return sqdist(W, m, p, S[2], alive, S[5], S[6])
+
+
+@njit(cache=True)
+def group_around(W, ids, alive, m, seed, k, labels, g, S):
+    """Group ``seed`` with its k-1 nearest alive records; return the group size."""
+    load_point(W, seed, S[1])
+    distances_from(W, alive, m, S[1], S)
+    return take_nearest(S[2], alive, ids, m, seed, k, labels, g, S[3], S[4])
+
+
+@njit(cache=True)
+def farthest_group(W, ids, alive, m, c, k, labels, g, S):
     """Group r = the alive record farthest from ``c`` with its k-1 nearest.
 
     Returns (group size, s) where s is the slot farthest from r, taken before
     r's group is removed (MDAV's second seed; unused by one-group methods).
     """
-    sqdist(W, m, c, dist)
-    r = argmax_alive(dist, alive, m)
-    load_point(W, r, p)
-    sqdist(W, m, p, dist)
-    s = argmax_alive(dist, alive, m)
-    return take_nearest(dist, alive, ids, m, r, k, labels, g, top_d, top_i), s
-
-
-@njit(cache=True)
-def scratch(n, d, k):
-    """Per-call scratch: centroid, point, distances, top-k buffers."""
-    return np.empty(d), np.empty(d), np.empty(n), np.empty(max(k, 1)), np.empty(max(k, 1), dtype=np.int64)
+    r = distances_from(W, alive, m, c, S)
+    load_point(W, r, S[1])
+    s = distances_from(W, alive, m, S[1], S)
+    return take_nearest(S[2], alive, ids, m, r, k, labels, g, S[3], S[4]), s
 
 
 @njit(cache=True)
@@ -250,23 +310,24 @@ def mdav_labels(Z, k, tail):
     n, d = Z.shape
     W, ids, alive = work_buffer(Z)
     labels = np.full(n, UNASSIGNED, dtype=np.int64)
-    c, p, dist, top_d, top_i = scratch(n, d, k)
+    S = scratch(n, d, k)
+    c = S[0]
     m = n
     left = n
     g = 0
     stop = 3 * k if tail == TAIL_3K else 2 * k
     while left >= stop:
         m = compact_mean(W, ids, alive, m, c)
-        taken, s = farthest_group(W, ids, alive, m, c, p, dist, k, labels, g, top_d, top_i)
+        taken, s = farthest_group(W, ids, alive, m, c, k, labels, g, S)
         left -= taken
         g += 1
         if not alive[s]:  # only when every remaining record is equidistant from r
-            s = argmax_alive(dist, alive, m)
-        left -= group_around(W, ids, alive, m, s, p, dist, k, labels, g, top_d, top_i)
+            s = argmax_alive(S[2], alive, m)
+        left -= group_around(W, ids, alive, m, s, k, labels, g, S)
         g += 1
     if left >= (2 * k if tail == TAIL_3K else k) and tail != TAIL_2K:
         m = compact_mean(W, ids, alive, m, c)
-        taken, s = farthest_group(W, ids, alive, m, c, p, dist, k, labels, g, top_d, top_i)
+        taken, s = farthest_group(W, ids, alive, m, c, k, labels, g, S)
         left -= taken
         g += 1
     if left >= k or (tail == TAIL_3K and left > 0):
