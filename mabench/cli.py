@@ -111,6 +111,33 @@ def cmd_prepare(args) -> None:
                  "d": int(ds.values.shape[1]), "out": args.out})
 
 
+def cmd_aggregate(args) -> None:
+    from . import aggregate
+
+    frame = aggregate.collect(args.runs, args.runs_dir, args.metrics_dir, args.benchmarks_dir)
+    aggregate.write(frame, args.out, args.root_seed, args.config)
+    _print_json({"rows": int(len(frame)), "out": args.out})
+
+
+def cmd_tables(args) -> None:
+    from . import provenance, published, tables
+
+    results = tables.read_results(args.results)
+    registry = published.load(args.published) if args.published else None
+    commit = str(results["git_commit"].iloc[0]) if "git_commit" in results else provenance.git_commit()
+    compared = tables.write_tables(results, args.out_dir, registry, commit)
+    _print_json({"published": int(len(compared)),
+                 **{v: int((compared["verdict"] == v).sum()) for v in tables.VERDICT_ORDER}})
+
+
+def cmd_figures(args) -> None:
+    from . import figures, tables
+
+    results = tables.read_results(args.results)
+    written = figures.il_vs_k(results, args.out_dir)
+    _print_json({"figures": [str(p) for p in written]})
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="mabench", description="Reproducible microaggregation benchmarks.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -154,6 +181,27 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--raw", help="for a catalog data set: the fetched upstream file to convert")
     s.add_argument("--out", required=True)
     s.set_defaults(func=cmd_prepare)
+
+    s = sub.add_parser("aggregate", help="merge per-cell outputs into one results table (Parquet)")
+    s.add_argument("runs", nargs="+", help="run JSON files laid out as DATASET/ALGO/kK/seedS.json")
+    s.add_argument("--runs-dir", required=True)
+    s.add_argument("--metrics-dir", help="metrics JSON files, same relative paths")
+    s.add_argument("--benchmarks-dir", help="Snakemake benchmark TSV files, same relative paths")
+    s.add_argument("--root-seed", type=int)
+    s.add_argument("--config", help="the workflow config file (its hash is recorded)")
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=cmd_aggregate)
+
+    s = sub.add_parser("tables", help="regenerate the published tables with verdicts")
+    s.add_argument("--results", required=True)
+    s.add_argument("--published", help="registry CSV (default: config/published.csv)")
+    s.add_argument("--out-dir", required=True)
+    s.set_defaults(func=cmd_tables)
+
+    s = sub.add_parser("figures", help="draw IL-versus-k figures (PNG and PDF)")
+    s.add_argument("--results", required=True)
+    s.add_argument("--out-dir", required=True)
+    s.set_defaults(func=cmd_figures)
     return p
 
 

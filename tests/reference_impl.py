@@ -1,0 +1,144 @@
+"""Plain NumPy reference implementations of the fixed-size heuristics.
+
+Written independently of the Numba kernels, straight from the pseudocode in
+the algorithm plugins' docstrings (boolean masks, no compaction), as a test
+oracle and as the speed baseline. Arithmetic follows the same order as the
+kernels (centroid summed in record order, distances accumulated attribute by
+attribute), so ties resolve identically and partitions must be equal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _mean(Z, mask):
+    s = np.zeros(Z.shape[1])
+    for i in np.flatnonzero(mask):
+        s += Z[i]
+    return s / mask.sum()
+
+
+def _dist(Z, p):
+    acc = np.zeros(Z.shape[0])
+    for j in range(Z.shape[1]):
+        t = Z[:, j] - p[j]
+        acc += t * t
+    return acc
+
+
+def _farthest(dist, mask):
+    d = np.where(mask, dist, -1.0)
+    return int(np.argmax(d))  # first maximum = lowest index
+
+
+def _group(Z, mask, labels, seed, k, g):
+    dist = _dist(Z, Z[seed])
+    others = np.flatnonzero(mask & (np.arange(len(mask)) != seed))
+    order = others[np.argsort(dist[others], kind="stable")][: k - 1]
+    members = np.concatenate([[seed], order])
+    labels[members] = g
+    mask[members] = False
+
+
+def _leftovers(Z, labels):
+    g = labels.max() + 1
+    means = np.array([_mean(Z, labels == h) for h in range(g)])
+    for i in np.flatnonzero(labels < 0):
+        d = [_dist(means[h : h + 1], Z[i])[0] for h in range(g)]
+        labels[i] = int(np.argmin(d))
+
+
+def mdav(Z, k, tail="3k"):
+    n = len(Z)
+    mask = np.ones(n, bool)
+    labels = np.full(n, -1)
+    g = 0
+    stop = 3 * k if tail == "3k" else 2 * k
+    while mask.sum() >= stop:
+        c = _mean(Z, mask)
+        r = _farthest(_dist(Z, c), mask)
+        s = _farthest(_dist(Z, Z[r]), mask)
+        _group(Z, mask, labels, r, k, g)
+        g += 1
+        if not mask[s]:
+            s = _farthest(_dist(Z, Z[r]), mask)
+        _group(Z, mask, labels, s, k, g)
+        g += 1
+    left = mask.sum()
+    if tail == "3k":
+        if left >= 2 * k:
+            r = _farthest(_dist(Z, _mean(Z, mask)), mask)
+            _group(Z, mask, labels, r, k, g)
+            g += 1
+        if mask.any():
+            labels[mask] = g
+    elif tail == "2k":
+        if left >= k:
+            labels[mask] = g
+        elif left:
+            _leftovers(Z, labels)
+    else:  # mdav1
+        if left >= k:
+            r = _farthest(_dist(Z, _mean(Z, mask)), mask)
+            _group(Z, mask, labels, r, k, g)
+        if mask.any():
+            _leftovers(Z, labels)
+    return labels
+
+
+def cbfs(Z, k, tail="nearest", centroid="remaining"):
+    n = len(Z)
+    mask = np.ones(n, bool)
+    labels = np.full(n, -1)
+    c0 = _mean(Z, mask)
+    g = 0
+    stop = 2 * k if tail == "group" else k
+    while mask.sum() >= stop:
+        c = c0 if centroid == "fixed" else _mean(Z, mask)
+        r = _farthest(_dist(Z, c), mask)
+        _group(Z, mask, labels, r, k, g)
+        g += 1
+    if mask.sum() >= k:
+        labels[mask] = g
+    elif mask.any():
+        _leftovers(Z, labels)
+    return labels
+
+
+def md(Z, k):
+    """Naive O(n³) MD: the most distant pair by full scan (lowest i, then lowest j, on ties)."""
+    n = len(Z)
+    mask = np.ones(n, bool)
+    labels = np.full(n, -1)
+    g = 0
+    while mask.sum() >= 2 * k:
+        best, r, s = -1.0, -1, -1
+        for i in np.flatnonzero(mask):
+            di = _dist(Z, Z[i])
+            j = _farthest(di, mask)
+            if di[j] > best:
+                best, r, s = di[j], i, j
+        _group(Z, mask, labels, r, k, g)
+        g += 1
+        if not mask[s]:
+            s = _farthest(_dist(Z, Z[r]), mask)
+        _group(Z, mask, labels, s, k, g)
+        g += 1
+    if mask.sum() >= k:
+        labels[mask] = g
+    elif mask.any():
+        _leftovers(Z, labels)
+    return labels
+
+
+REFERENCE = {
+    ("mdav", "tail=3k"): lambda Z, k: mdav(Z, k, "3k"),
+    ("mdav", "tail=2k"): lambda Z, k: mdav(Z, k, "2k"),
+    ("mdav1", ""): lambda Z, k: mdav(Z, k, "mdav1"),
+    ("md", ""): md,
+    ("cbfs", "centroid=remaining,tail=nearest"): lambda Z, k: cbfs(Z, k, "nearest", "remaining"),
+    ("cbfs", "centroid=remaining,tail=group"): lambda Z, k: cbfs(Z, k, "group", "remaining"),
+    ("cbfs", "centroid=fixed,tail=nearest"): lambda Z, k: cbfs(Z, k, "nearest", "fixed"),
+    ("cbfs", "centroid=fixed,tail=group"): lambda Z, k: cbfs(Z, k, "group", "fixed"),
+}
