@@ -1,0 +1,98 @@
+"""The CLI contract used by the workflow, by users and by the tests."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from mabench import cli
+
+REQUIRED = {"algorithm", "dataset", "k", "seed", "n", "d", "n_groups", "min_group", "max_group", "il", "seconds"}
+
+
+def mabench(*args, check=True):
+    proc = subprocess.run([sys.executable, "-m", "mabench.cli", *args], capture_output=True, text=True)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def run_json(capsys, *args) -> dict:
+    assert cli.main(list(args)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_run_prints_the_documented_record_and_the_textbook_value():
+    record = json.loads(mabench("run", "mdav", "tarragona", "-k", "3").stdout)
+    assert REQUIRED <= set(record)
+    assert abs(record["il"] - 16.9326) <= 0.001
+    assert (record["n"], record["d"], record["k"]) == (834, 13, 3)
+    assert record["min_group"] >= 3 and record["max_group"] <= 5
+    assert record["seconds"] > 0
+
+
+def test_partition_file_is_one_label_per_input_row_and_evaluates_to_the_same_il(tmp_path, capsys):
+    out = tmp_path / "p.csv"
+    rec = run_json(capsys, "run", "cbfs", "census", "-k", "4", "--param", "tail=group", "--out", str(out))
+    labels = pd.read_csv(out)
+    assert list(labels.columns) == ["group"] and len(labels) == 1080
+    assert labels["group"].value_counts().min() >= 4
+    ev = run_json(capsys, "evaluate", "census", str(out), "-k", "4")
+    assert ev["il"] == pytest.approx(rec["il"], abs=1e-12)
+    assert abs(rec["il"] - 7.4414) < 1e-4  # thesis Table 4.3, Census k=4
+
+
+def test_same_inputs_and_seed_give_byte_identical_outputs(tmp_path, capsys):
+    files = []
+    for i in range(2):
+        part, data = tmp_path / f"p{i}.csv", tmp_path / f"d{i}.parquet"
+        run_json(capsys, "prepare", "sim2", "--seed", "11", "--out", str(data))
+        run_json(capsys, "run", "mdav", str(data), "-k", "3", "--seed", "11", "--out", str(part))
+        files.append((part.read_bytes(), data.read_bytes()))
+    assert files[0] == files[1]
+
+
+def test_a_csv_path_is_a_data_set(tmp_path, capsys):
+    path = tmp_path / "mine.csv"
+    pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 9], "b": [3.0, 1, 4, 1, 5, 9]}).to_csv(path, index=False)
+    rec = run_json(capsys, "run", "md", str(path), "-k", "2")
+    assert rec["dataset"] == "mine" and rec["n"] == 6 and rec["n_groups"] == 3
+
+
+def test_list_shows_plugins(capsys):
+    assert cli.main(["list", "algorithms"]) == 0
+    out = capsys.readouterr().out
+    for name in ("mdav", "mdav1", "md", "cbfs"):
+        assert f"\n{name}\t" in "\n" + out
+    assert cli.main(["list", "datasets"]) == 0
+    out = capsys.readouterr().out
+    for name in ("tarragona", "census", "eia", "sim1", "uniform"):
+        assert f"\n{name}\t" in "\n" + out
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["run", "mdav", "tarragona"], "-k"),
+    (["run", "mdav", "tarragona", "-k", "3", "--param", "tail"], "NAME=VALUE"),
+    (["run", "mdav", "tarragona", "-k", "3", "--param", "tail=4k"], "choose one of"),
+    (["run", "mdav", "tarragona", "-k", "3", "--metrics", "nope"], "unknown metric"),
+    (["evaluate", "tarragona", "/nonexistent/p.csv"], "does not exist"),
+    (["tables", "--results", "/nonexistent/r.parquet", "--out-dir", "x"], "does not exist"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_usage_errors_exit_2_with_one_line(tmp_path, args, needle):
+    proc = mabench(*args, check=False)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0] and "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_failed_run_leaves_no_partition_file(tmp_path):
+    out = tmp_path / "p.csv"
+    proc = mabench("run", "mdav", "tarragona", "-k", "900", "--out", str(out), check=False)
+    assert proc.returncode == 2 and "fewer than k=900" in proc.stderr
+    assert not out.exists() and list(tmp_path.iterdir()) == []

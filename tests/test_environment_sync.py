@@ -1,0 +1,23 @@
+"""environment.yml (conda users) lists the same dependencies as pyproject.toml."""
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _norm(spec: str) -> str:
+    return re.sub(r"\s+", "", spec).lower().replace("_", "-")
+
+
+def test_environment_yml_matches_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = {_norm(s) for s in project["dependencies"] + project["optional-dependencies"]["test"]}
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    listed = {_norm(s) for s in env["dependencies"] if isinstance(s, str) and not s.startswith(("python", "pip"))}
+    assert listed == wanted
+    python = [s for s in env["dependencies"] if isinstance(s, str) and s.startswith("python")]
+    assert python == [f"python{project['requires-python']}"]
