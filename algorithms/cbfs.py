@@ -47,10 +47,7 @@ def cbfs_labels(Z, k, tail_group, fixed_centroid):
         taken, _ = K.farthest_group(W, ids, alive, m, c_fixed if fixed_centroid else c_now, k, labels, g, S)
         left -= taken
         g += 1
-    if left >= k:
-        K.label_rest(alive, ids, m, labels, g)
-    elif left > 0:
-        K.assign_leftovers(Z, labels, g)
+    K.close_tail(Z, alive, ids, m, labels, g, left, k)
     return labels
 
 

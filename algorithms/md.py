@@ -74,10 +74,7 @@ def md_labels(Z, k):
         m = K.compact_mean(W, ids, alive, m, S[0])
         for i in range(m):
             slot_of[ids[i]] = i
-    if left >= k:
-        K.label_rest(alive, ids, m, labels, g)
-    elif left > 0:
-        K.assign_leftovers(Z, labels, g)
+    K.close_tail(Z, alive, ids, m, labels, g, left, k)
     return labels
 
 

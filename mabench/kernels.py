@@ -248,6 +248,15 @@ def assign_leftovers(Z, labels, n_groups):
 
 
 @njit(cache=True)
+def close_tail(Z, alive, ids, m, labels, g, left, k):
+    """The common last step: k or more records left form one group; fewer join their nearest groups."""
+    if left >= k:
+        label_rest(alive, ids, m, labels, g)
+    elif left > 0:
+        assign_leftovers(Z, labels, g)
+
+
+@njit(cache=True)
 def sse(Z, labels, n_groups):
     """Within-group sum of squares: Σ_g Σ_{i∈g} ||z_i − mean_g||²."""
     means, _ = group_means(Z, labels, n_groups)
@@ -330,9 +339,5 @@ def mdav_labels(Z, k, tail):
         taken, s = farthest_group(W, ids, alive, m, c, k, labels, g, S)
         left -= taken
         g += 1
-    if left >= k or (tail == TAIL_3K and left > 0):
-        label_rest(alive, ids, m, labels, g)
-        g += 1
-    elif left > 0:
-        assign_leftovers(Z, labels, g)
+    close_tail(Z, alive, ids, m, labels, g, left, k)
     return labels

@@ -81,3 +81,7 @@ def evaluate(ctx: EvalContext, names) -> dict[str, float]:
 
 
 from . import information_loss  # noqa: E402,F401  (registers il)
+from . import utility  # noqa: E402,F401  (registers m1..m5, g_il)
+from . import disclosure  # noqa: E402,F401  (registers dld, rld, id)
+from . import score  # noqa: E402,F401  (registers g_dr, si)
+from . import sdcmicro  # noqa: E402,F401  (registers sdid, il1s)
