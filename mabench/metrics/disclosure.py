@@ -187,7 +187,7 @@ def rld_counts(ctx: EvalContext) -> tuple[dict[int, int], int, list[int]]:
         zk = np.ascontiguousarray(ctx.z[:, keys])
         ck = masked_points(group_centroids(ctx)[:, keys], ctx.labels, scale)
         starts, members = group_members(ctx.labels, ctx.n_groups)
-        all_counts = subset_linked_counts(zk, ck, starts, members, ties, min(ctx.n_groups, 64))
+        all_counts = subset_linked_counts(zk, ck, starts, members, ties)
         return {m: int(all_counts[m]) for m in wanted}, S, sizes
     if ctx.rerun is None:
         raise UserError("option rld_mode=rerun re-runs the algorithm on each key-variable subset, which "

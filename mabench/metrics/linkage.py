@@ -2,9 +2,10 @@
 
 A microaggregated file publishes one point per *group* (its centroid), shared
 by all the group's records, so "nearest and second-nearest original of each
-masked record" is computed once per group centroid (g ≈ n/k queries, not n)
-and then checked against the group's members. Nothing of size n×n is built:
-each query streams over the original records keeping its best two.
+masked record" is computed once per group point (g ≈ n/k queries, not n) and
+then checked against the group's members. Nothing of size n×n is built: each
+query streams over the original records keeping its best two; memory is
+O(n·d + g) for DLD and O(n·S + 2^S) per worker for RLD.
 
 Conventions (docs/metrics.md, "Linkage conventions"):
 
@@ -17,9 +18,11 @@ Conventions (docs/metrics.md, "Linkage conventions"):
   ``ties=TIES_INCLUSIVE``: a record is linked iff its distance is <= the
   second-smallest distance (fewer than two originals strictly closer).
 
-Work is split into a fixed number of chunks that does not depend on the
-thread count, and every result is an integer count, so the numbers are the
-same for any ``NUMBA_NUM_THREADS``.
+Work is cut into tiles / chunks whose boundaries do not depend on the thread
+count, each result is written to its own slot, and every metric is an integer
+count: the numbers are identical for any ``NUMBA_NUM_THREADS``, and for the
+serial driver used on small problems (where starting threads costs more than
+the work).
 """
 
 from __future__ import annotations
@@ -29,88 +32,91 @@ from numba import njit, prange
 
 TIES_INDEX = 0
 TIES_INCLUSIVE = 1
-_BLOCK = 128  # centroids per tile in nearest_two (tile of queries reused for each streamed record)
+_BLOCK = 128  # group points per tile in nearest_two (the tile is reused for each streamed record)
+_CHUNK = 64  # records per chunk of the top-2 scan (64 vectorizes best here; 16/32 do not)
+PARALLEL_MIN_WORK = 20_000_000  # distance terms (queries × records × columns) below which one thread is used
+
+
+# --------------------------------------------------------------------------- nearest two (DLD, re-run RLD)
 
 
 @njit(cache=True)
-def _insert(s, i, b1d, b1i, b2d, b2i, q):
-    """Offer (s, i) to query q's best two; records arrive in increasing index order."""
-    if s < b1d[q]:
-        b2d[q] = b1d[q]
-        b2i[q] = b1i[q]
-        b1d[q] = s
-        b1i[q] = i
-    elif s < b2d[q]:
-        b2d[q] = s
-        b2i[q] = i
+def _tile(Z, C, lo, hi, i1, d1, i2, d2):
+    """Nearest two rows of Z for the group points C[lo:hi], vectorized across the tile."""
+    n, d = Z.shape
+    m = hi - lo
+    ct = np.empty((d, m))  # tile transposed: one contiguous row per column
+    for q in range(m):
+        for j in range(d):
+            ct[j, q] = C[lo + q, j]
+    b1d = np.full(m, np.inf)
+    b2d = np.full(m, np.inf)
+    b1i = np.full(m, -1, dtype=np.int64)
+    b2i = np.full(m, -1, dtype=np.int64)
+    s = np.empty(m)
+    for i in range(n):
+        for q in range(m):
+            s[q] = 0.0
+        for j in range(d):
+            zij = Z[i, j]
+            row = ct[j]
+            for q in range(m):
+                u = zij - row[q]
+                s[q] += u * u
+        for q in range(m):
+            x = s[q]
+            if x < b2d[q]:  # records arrive in increasing index: an equal distance never displaces
+                if x < b1d[q]:
+                    b2d[q] = b1d[q]
+                    b2i[q] = b1i[q]
+                    b1d[q] = x
+                    b1i[q] = i
+                else:
+                    b2d[q] = x
+                    b2i[q] = i
+    for q in range(m):
+        i1[lo + q] = b1i[q]
+        i2[lo + q] = b2i[q]
+        d1[lo + q] = b1d[q]
+        d2[lo + q] = b2d[q]
 
 
 @njit(cache=True, parallel=True)
-def nearest_two(Z, C):
+def _nearest_two_parallel(Z, C, i1, d1, i2, d2):
+    g = C.shape[0]
+    for t in prange((g + _BLOCK - 1) // _BLOCK):
+        _tile(Z, C, t * _BLOCK, min(g, (t + 1) * _BLOCK), i1, d1, i2, d2)
+
+
+@njit(cache=True)
+def _nearest_two_serial(Z, C, i1, d1, i2, d2):
+    g = C.shape[0]
+    for t in range((g + _BLOCK - 1) // _BLOCK):
+        _tile(Z, C, t * _BLOCK, min(g, (t + 1) * _BLOCK), i1, d1, i2, d2)
+
+
+def nearest_two(Z: np.ndarray, C: np.ndarray):
     """For each row of C (g, d): the two nearest rows of Z (n, d) and their squared distances.
 
     Returns (i1, d1, i2, d2); i2 = -1, d2 = inf when n == 1. Ties -> lower row index.
-    Queries are processed in tiles of ``_BLOCK`` centroids; each streamed record's
-    distances to the whole tile are computed in one vectorizable loop.
     """
-    n, d = Z.shape
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    C = np.ascontiguousarray(C, dtype=np.float64)
     g = C.shape[0]
     i1 = np.full(g, -1, dtype=np.int64)
     i2 = np.full(g, -1, dtype=np.int64)
     d1 = np.full(g, np.inf)
     d2 = np.full(g, np.inf)
-    n_tiles = (g + _BLOCK - 1) // _BLOCK
-    for t in prange(n_tiles):
-        lo = t * _BLOCK
-        m = min(g, lo + _BLOCK) - lo
-        ct = np.empty((d, m))  # tile transposed: one contiguous row per column
-        for q in range(m):
-            for j in range(d):
-                ct[j, q] = C[lo + q, j]
-        b1d = np.full(m, np.inf)
-        b2d = np.full(m, np.inf)
-        b1i = np.full(m, -1, dtype=np.int64)
-        b2i = np.full(m, -1, dtype=np.int64)
-        s = np.empty(m)
-        for i in range(n):
-            for q in range(m):
-                s[q] = 0.0
-            for j in range(d):
-                zij = Z[i, j]
-                row = ct[j]
-                for q in range(m):
-                    u = zij - row[q]
-                    s[q] += u * u
-            for q in range(m):
-                if s[q] < b2d[q]:
-                    _insert(s[q], i, b1d, b1i, b2d, b2i, q)
-        for q in range(m):
-            i1[lo + q] = b1i[q]
-            i2[lo + q] = b2i[q]
-            d1[lo + q] = b1d[q]
-            d2[lo + q] = b2d[q]
+    driver = _nearest_two_parallel if g * Z.shape[0] * Z.shape[1] >= PARALLEL_MIN_WORK else _nearest_two_serial
+    driver(Z, C, i1, d1, i2, d2)
     return i1, d1, i2, d2
 
 
 @njit(cache=True)
-def _sqdist(Z, i, c):
-    s = 0.0
-    for j in range(Z.shape[1]):
-        u = Z[i, j] - c[j]
-        s += u * u
-    return s
-
-
-@njit(cache=True, parallel=True)
-def linked_per_group(Z, C, starts, members, ties):
-    """Linked records of each group: members of group q checked against C[q]'s nearest two.
-
-    ``members[starts[q]:starts[q+1]]`` are the record indices of group q (any order).
-    """
-    i1, d1, i2, d2 = nearest_two(Z, C)
+def _count_linked(Z, C, starts, members, ties, i1, i2, d2):
     g = C.shape[0]
     out = np.zeros(g, dtype=np.int64)
-    for q in prange(g):
+    for q in range(g):
         cnt = 0
         for p in range(starts[q], starts[q + 1]):
             r = members[p]
@@ -118,13 +124,28 @@ def linked_per_group(Z, C, starts, members, ties):
                 if r == i1[q] or r == i2[q]:
                     cnt += 1
             else:
-                if _sqdist(Z, r, C[q]) <= d2[q]:
+                s = 0.0
+                for j in range(Z.shape[1]):  # same summation as in _tile: bit-identical distance
+                    u = Z[r, j] - C[q, j]
+                    s += u * u
+                if s <= d2[q]:
                     cnt += 1
         out[q] = cnt
     return out
 
 
-_CHUNK = 64  # records per chunk of the top-2 scan (64 vectorizes best here; 16/32 do not)
+def linked_per_group(Z, C, starts, members, ties):
+    """Linked records of each group: members of group q checked against C[q]'s nearest two.
+
+    ``members[starts[q]:starts[q+1]]`` are the record indices of group q (any order).
+    """
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    C = np.ascontiguousarray(C, dtype=np.float64)
+    i1, _, i2, d2 = nearest_two(Z, C)
+    return _count_linked(Z, C, starts, members, ties, i1, i2, d2)
+
+
+# --------------------------------------------------------------------------- all key-variable subsets (RLD)
 
 
 @njit(cache=True, inline="always")
@@ -163,73 +184,94 @@ def _top2_scan(v, n):
     return b1i, b2i, b2d
 
 
+@njit(cache=True)
+def _subsets_chunk(ZT, C, starts, members, ties, lo, hi, out):
+    """Add to out[mask] the linked records of groups lo..hi-1 for every column subset ``mask``.
+
+    The subsets are visited depth first (a subset's children add a higher
+    column), so each subset's distance vector is its parent's plus one column
+    of squared differences: exactly the column-ordered sum, at one addition
+    per record and subset.
+    """
+    S, n = ZT.shape
+    T = np.empty((S, n))
+    vec = np.zeros((S + 1, n))  # vec[0] stays 0.0: the empty subset
+    smask = np.zeros(S + 1, dtype=np.int64)
+    snext = np.zeros(S + 1, dtype=np.int64)
+    for q in range(lo, hi):
+        for j in range(S):
+            cj = C[q, j]
+            zr = ZT[j]
+            tr = T[j]
+            for i in range(n):
+                u = zr[i] - cj
+                tr[i] = u * u
+        depth = 0
+        smask[0] = 0
+        snext[0] = 0
+        while depth >= 0:
+            j = snext[depth]
+            if j >= S:
+                depth -= 1
+                continue
+            snext[depth] = j + 1
+            child = smask[depth] | (1 << j)
+            parent = vec[depth]
+            v = vec[depth + 1]
+            tj = T[j]
+            for i in range(n):
+                v[i] = parent[i] + tj[i]
+            b1i, b2i, b2d = _top2_scan(v, n)
+            cnt = 0
+            for p in range(starts[q], starts[q + 1]):
+                r = members[p]
+                if ties == TIES_INDEX:
+                    if r == b1i or r == b2i:
+                        cnt += 1
+                elif v[r] <= b2d:
+                    cnt += 1
+            out[child] += cnt
+            if j + 1 < S:
+                depth += 1
+                smask[depth] = child
+                snext[depth] = j + 1
+
+
 @njit(cache=True, parallel=True)
-def subset_linked_counts(Z, C, starts, members, ties, n_chunks):
+def _subsets_parallel(ZT, C, starts, members, ties, per_chunk, size):
+    g = C.shape[0]
+    for ch in prange(per_chunk.shape[0]):
+        _subsets_chunk(ZT, C, starts, members, ties, ch * size, min(g, (ch + 1) * size), per_chunk[ch])
+
+
+@njit(cache=True)
+def _subsets_serial(ZT, C, starts, members, ties, per_chunk, size):
+    g = C.shape[0]
+    for ch in range(per_chunk.shape[0]):
+        _subsets_chunk(ZT, C, starts, members, ties, ch * size, min(g, (ch + 1) * size), per_chunk[ch])
+
+
+def subset_linked_counts(Z, C, starts, members, ties, n_chunks=64):
     """Linked-record counts for every non-empty subset of the columns of Z, all at once.
 
     Z (n, S) holds the key variables (column order = summation order), C (g, S)
-    the groups' masked points on them. For each group the subsets are visited
-    depth first (a subset's children add a higher column), so each subset's
-    distance vector is its parent's plus one column of squared differences:
-    exactly the column-ordered sum, at one addition per record and subset.
-    Returns counts (2^S,) int64; counts[mask] = linked records when the intruder
-    knows the columns in ``mask`` (bit b = column b of Z; counts[0] = 0).
+    the groups' masked points on them. Returns counts (2^S,) int64;
+    counts[mask] = linked records when the intruder knows the columns in
+    ``mask`` (bit b = column b of Z; counts[0] = 0).
     """
+    Z = np.asarray(Z, dtype=np.float64)
+    C = np.ascontiguousarray(C, dtype=np.float64)
     n, S = Z.shape
     g = C.shape[0]
-    M = 1 << S
-    ZT = np.ascontiguousarray(Z.T)
-    per_chunk = np.zeros((n_chunks, M), dtype=np.int64)
+    n_chunks = max(1, min(g, n_chunks))
     size = (g + n_chunks - 1) // n_chunks
-    for ch in prange(n_chunks):
-        lo = ch * size
-        hi = min(g, lo + size)
-        T = np.empty((S, n))
-        vec = np.zeros((S + 1, n))  # vec[0] stays 0.0: the empty subset
-        smask = np.zeros(S + 1, dtype=np.int64)
-        snext = np.zeros(S + 1, dtype=np.int64)
-        for q in range(lo, hi):
-            for j in range(S):
-                cj = C[q, j]
-                zr = ZT[j]
-                tr = T[j]
-                for i in range(n):
-                    u = zr[i] - cj
-                    tr[i] = u * u
-            depth = 0
-            smask[0] = 0
-            snext[0] = 0
-            while depth >= 0:
-                j = snext[depth]
-                if j >= S:
-                    depth -= 1
-                    continue
-                snext[depth] = j + 1
-                child = smask[depth] | (1 << j)
-                parent = vec[depth]
-                v = vec[depth + 1]
-                tj = T[j]
-                for i in range(n):
-                    v[i] = parent[i] + tj[i]
-                b1i, b2i, b2d = _top2_scan(v, n)
-                cnt = 0
-                for p in range(starts[q], starts[q + 1]):
-                    r = members[p]
-                    if ties == TIES_INDEX:
-                        if r == b1i or r == b2i:
-                            cnt += 1
-                    elif v[r] <= b2d:
-                        cnt += 1
-                per_chunk[ch, child] += cnt
-                if j + 1 < S:
-                    depth += 1
-                    smask[depth] = child
-                    snext[depth] = j + 1
-    counts = np.zeros(M, dtype=np.int64)
-    for ch in range(n_chunks):
-        for mask in range(M):
-            counts[mask] += per_chunk[ch, mask]
-    return counts
+    n_chunks = (g + size - 1) // size
+    per_chunk = np.zeros((n_chunks, 1 << S), dtype=np.int64)
+    ZT = np.ascontiguousarray(Z.T)
+    work = g * n * (1 << S)
+    driver = _subsets_parallel if work >= PARALLEL_MIN_WORK else _subsets_serial
+    driver(ZT, C, starts, members, ties, per_chunk, size)
+    return per_chunk.sum(axis=0)
 
 
 def group_members(labels: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
