@@ -50,8 +50,13 @@ def ref_components(x, xm):
     m1 = sum(ref_mv(x[i, j], xm[i, j]) for i in range(n) for j in range(d)) / (n * d)
     mean, mmean = x.mean(axis=0), xm.mean(axis=0)
     m2 = sum(ref_mv(mean[j], mmean[j]) for j in range(d)) / d
-    v = np.array([[np.mean((x[:, a] - mean[a]) * (x[:, b] - mean[b])) for b in range(d)] for a in range(d)])
-    vm = np.array([[np.mean((xm[:, a] - mmean[a]) * (xm[:, b] - mmean[b])) for b in range(d)] for a in range(d)])
+
+    def cov(data, mu):  # 1/n; a constant column has exactly zero (co)variance (docs/metrics.md)
+        flat = [len(set(data[:, j].tolist())) == 1 for j in range(d)]
+        return np.array([[0.0 if flat[a] or flat[b] else np.mean((data[:, a] - mu[a]) * (data[:, b] - mu[b]))
+                          for b in range(d)] for a in range(d)])
+
+    v, vm = cov(x, mean), cov(xm, mmean)
     m3 = sum(ref_mv(v[j, j], vm[j, j]) for j in range(d)) / d
     m4 = sum(ref_mv(v[i, j], vm[i, j]) for j in range(d) for i in range(j + 1)) / (d * (d + 1) / 2)
 

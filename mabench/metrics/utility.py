@@ -17,7 +17,7 @@ original value is 0 and the masked one is not, divide by the masked value's
 magnitude; if both are 0 the term is skipped, and the denominator (n·d, d,
 d(d+1)/2) is NOT reduced (the literal reading). Covariances use 1/n (the
 choice cancels in every ratio). A masked column with zero variance (a single
-group) has correlation 0 with every other column.
+group) has variance exactly 0 and correlation 0 with every other column.
 """
 
 from __future__ import annotations
@@ -40,8 +40,14 @@ def mean_variation_terms(orig: np.ndarray, masked: np.ndarray) -> np.ndarray:
 
 
 def _cov(x: np.ndarray) -> np.ndarray:
+    """Covariance (1/n); a constant column (e.g. every record in one group) gets exactly 0,
+    not the rounding residue of ``x - mean(x)``."""
     xc = x - x.mean(axis=0)
-    return (xc.T @ xc) / x.shape[0]
+    v = (xc.T @ xc) / x.shape[0]
+    flat = np.ptp(x, axis=0) == 0
+    v[flat, :] = 0.0
+    v[:, flat] = 0.0
+    return v
 
 
 def _corr(v: np.ndarray) -> np.ndarray:
