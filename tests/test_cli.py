@@ -79,6 +79,7 @@ def test_list_shows_plugins(capsys):
     (["run", "mdav", "tarragona", "-k", "3", "--param", "tail"], "NAME=VALUE"),
     (["run", "mdav", "tarragona", "-k", "3", "--param", "tail=4k"], "choose one of"),
     (["run", "mdav", "tarragona", "-k", "3", "--metrics", "nope"], "unknown metric"),
+    (["run", "mdav", "census", "-k", "3", "--metrics", "id", "--option", "id_pp=[1]"], "unknown metric option"),
     (["evaluate", "tarragona", "/nonexistent/p.csv"], "does not exist"),
     (["tables", "--results", "/nonexistent/r.parquet", "--out-dir", "x"], "does not exist"),
     (["frobnicate"], "invalid choice"),

@@ -57,6 +57,22 @@ class Metric:
 
 REGISTRY: dict[str, Metric] = {}
 
+# Every option a metric reads, with a one-line description (docs/metrics.md has the details).
+# Options not listed here are rejected, so a misspelt --option never passes silently.
+OPTIONS: dict[str, str] = {
+    "key_variables": "key variables for rld: column names and/or 1-based positions, or 'all'",
+    "key_variables_rule": "rule choosing key variables when none are listed (fewest_repeats)",
+    "n_key_variables": "how many key variables the rule picks",
+    "id_p": "interval-disclosure window sizes P, in percent of n",
+    "linkage_ties": "tie rule of dld/rld nearest neighbours (index | inclusive)",
+    "dld_scale": "standardization of the masked file for dld (original | own)",
+    "rld_scale": "standardization of the masked file for rld (own | original)",
+    "rld_mode": "rld reading: literal (one masked file) | rerun (re-run the method per key subset)",
+    "rld_sizes": "which subset sizes C of the key variables rld averages over",
+    "si_x": "weight x of G_IL in SI = x*G_IL + (1-x)*G_DR",
+    "sdid_p": "interval half-width factor p of sdcMicro's SDID (x' ± p*sd)",
+}
+
 
 def metric(name: str, doc: str = ""):
     def register(fn):
@@ -76,7 +92,14 @@ def parse_names(text: str | None, default=("il",)) -> list[str]:
     return names
 
 
+def check_options(options: dict) -> None:
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise UserError(f"unknown metric option {unknown[0]!r}; known options: {', '.join(sorted(OPTIONS))}")
+
+
 def evaluate(ctx: EvalContext, names) -> dict[str, float]:
+    check_options(ctx.options)
     return {name: float(REGISTRY[name].fn(ctx)) for name in names}
 
 
