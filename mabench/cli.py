@@ -86,7 +86,7 @@ def cmd_evaluate(args) -> None:
     from .metrics import parse_names
     from .runner import evaluate_partition
 
-    metrics = parse_names(args.metrics)
+    metrics = parse_names(args.metrics) if args.metrics else None
     record = evaluate_partition(args.dataset, args.partition, args.k, args.seed, metrics, _options(args.option))
     if args.json_out:
         from . import io
@@ -163,7 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("partition", help="CSV with header `group`, one label per data row")
     s.add_argument("-k", type=int, help="check that every group has at least k records")
     s.add_argument("--seed", type=int, default=0, help="seed of a generated data set")
-    s.add_argument("--metrics", help="comma-separated metric names (default: il)")
+    s.add_argument("--metrics", help="comma-separated metric names (default: every metric that applies "
+                   "to the data set; rld, g_dr and si need key variables)")
     s.add_argument("--option", action="append", metavar="NAME=VALUE", help="metric option (JSON value)")
     s.add_argument("--json-out", help="also write the JSON record to this file")
     s.set_defaults(func=cmd_evaluate)

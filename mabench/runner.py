@@ -15,7 +15,7 @@ import numpy as np
 from . import data, partition, plugins
 from .api import format_params
 from .errors import UserError
-from .metrics import EvalContext, evaluate
+from .metrics import EvalContext, applicable, evaluate
 from .seeds import rng_for
 from .standardize import zscore
 
@@ -75,13 +75,16 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
 
 
 def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed: int = 0,
-                       metrics=("il",), metric_options: dict | None = None) -> dict:
+                       metrics=None, metric_options: dict | None = None) -> dict:
+    """Metrics of a given partition; ``metrics=None`` means every metric that applies to the data set."""
     ds = data.load(dataset, seed)
     n = ds.values.shape[0]
     labels = partition.read_labels(partition_path, n, k or 1)
     z = zscore(ds.values, ds.columns)
     options = {**data.metric_defaults(ds.name), **(metric_options or {})}
     ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options)
+    if metrics is None:
+        metrics = applicable(options)
     sizes = np.bincount(labels)
     return {
         "dataset": ds.name,

@@ -97,3 +97,15 @@ def test_failed_run_leaves_no_partition_file(tmp_path):
     proc = mabench("run", "mdav", "tarragona", "-k", "900", "--out", str(out), check=False)
     assert proc.returncode == 2 and "fewer than k=900" in proc.stderr
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_evaluate_defaults_to_every_metric_that_applies(tmp_path, capsys):
+    part = tmp_path / "p.csv"
+    run_json(capsys, "run", "cbfs", "census", "-k", "3", "--param", "tail=group", "--out", str(part))
+    census = run_json(capsys, "evaluate", "census", str(part))
+    assert {"il", "g_il", "dld", "rld", "id", "g_dr", "si"} <= set(census)
+    assert abs(census["g_il"] - 28.609) <= 0.002 and abs(census["id"] - 1.98148) <= 1e-4
+    part = tmp_path / "t.csv"
+    run_json(capsys, "run", "mdav", "tarragona", "-k", "3", "--out", str(part))
+    tarragona = run_json(capsys, "evaluate", "tarragona", str(part))
+    assert {"il", "g_il", "dld", "id"} <= set(tarragona) and "rld" not in tarragona  # no key variables

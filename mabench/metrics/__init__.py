@@ -53,6 +53,7 @@ class Metric:
     name: str
     fn: Callable[[EvalContext], float]
     doc: str
+    needs_key_variables: bool = False  # only defined where the data set names key variables
 
 
 REGISTRY: dict[str, Metric] = {}
@@ -74,14 +75,20 @@ OPTIONS: dict[str, str] = {
 }
 
 
-def metric(name: str, doc: str = ""):
+def metric(name: str, doc: str = "", needs_key_variables: bool = False):
     def register(fn):
         if name in REGISTRY:
             raise RuntimeError(f"metric {name!r} registered twice")
-        REGISTRY[name] = Metric(name, fn, doc or (fn.__doc__ or "").strip().splitlines()[0])
+        REGISTRY[name] = Metric(name, fn, doc or (fn.__doc__ or "").strip().splitlines()[0], needs_key_variables)
         return fn
 
     return register
+
+
+def applicable(options: dict) -> list[str]:
+    """Every registered metric that is defined for a data set with these options."""
+    has_keys = any(key in options for key in ("key_variables", "key_variables_rule", "n_key_variables"))
+    return [name for name, m in REGISTRY.items() if has_keys or not m.needs_key_variables]
 
 
 def parse_names(text: str | None, default=("il",)) -> list[str]:

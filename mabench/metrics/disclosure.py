@@ -213,7 +213,7 @@ def rld_value(ctx: EvalContext) -> float:
     return cached(ctx, "rld", compute)
 
 
-@metric("rld", doc="RLD, thesis record linkage over key-variable subsets (z-scores) (%)")
+@metric("rld", doc="RLD, thesis record linkage over key-variable subsets (z-scores) (%)", needs_key_variables=True)
 def rld(ctx: EvalContext) -> float:
     return rld_value(ctx)
 
