@@ -1,0 +1,63 @@
+# mabench: reproducible microaggregation benchmarks (Snakemake workflow).
+#
+#   snakemake --workflow-profile workflow/profiles/default                                # default config
+#   snakemake --workflow-profile workflow/profiles/default --configfile config/smoke.yaml # tiny (< 1 min)
+#   snakemake --workflow-profile workflow/profiles/slurm                                  # SLURM cluster
+#   snakemake --report results/report.html                                               # HTML report
+#
+# Stages (workflow/rules/): data (fetch, prepare) -> run -> evaluate -> aggregate -> tables, figures.
+# Config keys: workflow/schemas/config.schema.yaml and config/README.md.
+
+import os
+
+from snakemake.utils import min_version
+
+min_version("8.10")
+
+# The default config file is config/config.yaml (in the working directory if present, else this
+# repository's). A --configfile on the command line replaces it instead of being merged into it,
+# so a smaller config (config/smoke.yaml) does not inherit the default data sets.
+DEFAULT_CONFIGFILE = (
+    "config/config.yaml"
+    if os.path.exists("config/config.yaml")
+    else os.path.join(workflow.basedir, "config", "config.yaml")
+)
+if not workflow.overwrite_configfiles:
+
+    configfile: DEFAULT_CONFIGFILE
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/run.smk"
+include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/aggregate.smk"
+include: "workflow/rules/tables.smk"
+include: "workflow/rules/figures.smk"
+
+
+# Snakemake regenerates a missing intermediate file only when a target needs it, so `all` asks for
+# every cell's outputs too: a deleted or never-finished cell is redone (and re-aggregated) on the
+# next run, and nothing else is.
+rule all:
+    """The results table, the regenerated tables and the figures (and every cell's outputs)."""
+    input:
+        "results/results.parquet",
+        "results/tables/index.md",
+        "results/figures/il_vs_k.png",
+        "results/figures/il_vs_k.pdf",
+        RUN_JSONS,
+        METRIC_JSONS,
+    default_target: True
+    localrule: True
+
+
+rule cells:
+    """Every cell's run record and metrics, without aggregating (`snakemake cells`)."""
+    input:
+        RUN_JSONS,
+        METRIC_JSONS,
+    localrule: True

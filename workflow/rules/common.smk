@@ -1,0 +1,190 @@
+# Configuration, the cell list and helpers shared by every stage.
+#
+# A cell is (data set id, algorithm id, k, seed); its files live at
+#   results/{runs,partitions,metrics,benchmarks,logs/...}/{dataset_id}/{algo_id}/k{k}/seed{seed}.{ext}
+# so each cell is produced (and, after a crash, re-produced) on its own.
+
+import mimetypes
+import os
+import shlex
+import shutil
+import sys
+
+import yaml
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from mabench.seeds import cell_seeds
+
+
+validate(config, "../schemas/config.schema.yaml")
+
+
+# Rules call `mabench` by name. Put the command installed beside the Python running Snakemake
+# first on PATH, so that .venv/bin/snakemake works without an activated virtualenv (jobs inherit it).
+def _put_mabench_on_path():
+    bindir = os.path.dirname(sys.executable)
+    if os.access(os.path.join(bindir, "mabench"), os.X_OK):
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+    elif shutil.which("mabench") is None:
+        raise WorkflowError(
+            "cannot find the `mabench` command; install the package into the environment that runs "
+            "Snakemake (`make env`, then use .venv/bin/snakemake)"
+        )
+
+
+envvars:
+    "PATH",
+
+
+_put_mabench_on_path()
+PUBLISHED = os.path.join(workflow.basedir, "config", "published.csv")
+# So that `snakemake --report` offers results.parquet as a download instead of inlining it as text.
+mimetypes.add_type("application/vnd.apache.parquet", ".parquet")
+
+
+wildcard_constraints:
+    dataset_id=r"[A-Za-z][A-Za-z0-9_-]*",
+    algo_id=r"[A-Za-z][A-Za-z0-9_-]*",
+    k=r"[0-9]+",
+    seed=r"[0-9]+",
+
+
+# ---------------------------------------------------------------- checks against the plugins
+def _is_path(spec):
+    return spec.endswith((".csv", ".parquet", ".pq")) or "/" in spec or os.path.exists(spec)
+
+
+def _check_plugins(cfg):
+    """What the schema cannot check: plugin names, parameters, metric names, cross references."""
+    from mabench import data, fetch, plugins
+    from mabench.errors import UserError
+    from mabench.metrics import parse_names
+
+    problems = []
+    catalog = fetch.catalog()
+    generators = plugins.generators()
+
+    algos = {}
+    for algo_id, entry in cfg["algorithms"].items():
+        params = {str(k): str(v) for k, v in (entry.get("params") or {}).items()}
+        try:
+            plugins.algorithm(entry["algorithm"]).resolve(params)
+        except UserError as exc:
+            problems.append(f"algorithms.{algo_id}: {exc}")
+        algos[algo_id] = {"algorithm": entry["algorithm"], "params": params}
+
+    try:
+        parse_names(",".join(cfg["metrics"]))
+    except UserError as exc:
+        problems.append(f"metrics: {exc}")
+
+    datasets = {}
+    for ds_id, entry in cfg["datasets"].items():
+        where = f"datasets.{ds_id}"
+        spec = entry["spec"].strip()
+        draws = entry.get("draws", 1)
+        info = {"spec": spec, "raw": None, "file": None}
+        if _is_path(spec):
+            info["kind"] = "file"
+            info["file"] = spec
+            if not os.path.exists(spec):
+                problems.append(f"{where}: spec {spec!r} looks like a file path but does not exist")
+        else:
+            try:
+                name, params = data.parse_spec(spec)
+            except UserError as exc:
+                problems.append(f"{where}: {exc}")
+                continue
+            if name in catalog:
+                info["kind"] = "fetched"
+                info["name"] = name
+                info["raw"] = catalog[name]["file"]
+                if params:
+                    problems.append(f"{where}: fetched data set {name!r} takes no parameters, got {spec!r}")
+            elif name in generators:
+                info["kind"] = "generated"
+                try:
+                    generators[name].resolve(params)
+                except UserError as exc:
+                    problems.append(f"{where}: {exc}")
+            else:
+                problems.append(
+                    f"{where}: unknown data set {name!r}; available: {', '.join(sorted(set(catalog) | set(generators)))}"
+                )
+                continue
+        if info["kind"] != "generated" and draws != 1:
+            problems.append(
+                f"{where}: draws={draws} but {spec!r} is fixed data (only generated data sets have draws); remove `draws`"
+            )
+        info["seeds"] = cell_seeds(cfg["root_seed"], draws) if info["kind"] == "generated" else [0]
+        info["k"] = list(entry.get("k", cfg["k"]))
+        info["algorithms"] = list(entry.get("algorithms", list(cfg["algorithms"])))
+        for algo_id in info["algorithms"]:
+            if algo_id not in cfg["algorithms"]:
+                problems.append(
+                    f"{where}.algorithms: {algo_id!r} is not an id under `algorithms` "
+                    f"(known: {', '.join(cfg['algorithms'])})"
+                )
+        info["metrics"] = list(entry.get("metrics", cfg["metrics"]))
+        if "metrics" in entry:
+            try:
+                parse_names(",".join(entry["metrics"]))
+            except UserError as exc:
+                problems.append(f"{where}.metrics: {exc}")
+        datasets[ds_id] = info
+
+    if problems:
+        raise WorkflowError("Invalid workflow configuration:\n  " + "\n  ".join(problems))
+    return algos, datasets
+
+
+ALGORITHMS, DATASETS = _check_plugins(config)
+
+# Every cell of the configuration, in config order.
+CELLS = [
+    f"{ds_id}/{algo_id}/k{k}/seed{seed}"
+    for ds_id, ds in DATASETS.items()
+    for algo_id in ds["algorithms"]
+    for k in ds["k"]
+    for seed in ds["seeds"]
+]
+RUN_JSONS = [f"results/runs/{c}.json" for c in CELLS]
+METRIC_JSONS = [f"results/metrics/{c}.json" for c in CELLS]
+BENCHMARKS = [f"results/benchmarks/{c}.tsv" for c in CELLS]
+RAW_FILES = {ds["raw"]: ds["name"] for ds in DATASETS.values() if ds["kind"] == "fetched"}
+
+# The configuration as used (defaults filled in by the schema), written to results/config.yaml.
+EFFECTIVE_CONFIG = yaml.safe_dump(config, sort_keys=False, default_flow_style=None, width=120)
+
+
+# ---------------------------------------------------------------- helpers for the rules
+def prepare_input(wildcards):
+    ds = DATASETS[wildcards.dataset_id]
+    if ds["kind"] == "fetched":
+        return {"raw": f"results/data/raw/{ds['raw']}"}
+    if ds["kind"] == "file":
+        return {"raw": ds["file"]}
+    return {}
+
+
+def prepare_args(wildcards, input):
+    ds = DATASETS[wildcards.dataset_id]
+    if ds["kind"] == "fetched":
+        return f"{shlex.quote(ds['spec'])} --raw {shlex.quote(input.raw)}"
+    if ds["kind"] == "file":
+        return shlex.quote(input.raw)
+    return f"{shlex.quote(ds['spec'])} --seed {int(wildcards.seed)}"
+
+
+def algorithm_name(wildcards):
+    return ALGORITHMS[wildcards.algo_id]["algorithm"]
+
+
+def algorithm_args(wildcards):
+    params = ALGORITHMS[wildcards.algo_id]["params"]
+    return " ".join(f"--param {shlex.quote(f'{k}={v}')}" for k, v in sorted(params.items()))
+
+
+def metric_names(wildcards):
+    return ",".join(DATASETS[wildcards.dataset_id]["metrics"])

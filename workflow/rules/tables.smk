@@ -1,0 +1,20 @@
+# Tables: every published number next to the reproduced one, per source table (md, tex, csv).
+
+
+rule tables:
+    """Regenerate the published tables with verdicts; results/tables/index.md summarizes them."""
+    input:
+        results="results/results.parquet",
+        published=PUBLISHED,
+    output:
+        report(
+            "results/tables/index.md",
+            caption="../report/tables.rst",
+            category="Tables",
+        ),
+    log:
+        "results/logs/tables.log",
+    localrule: True
+    shell:
+        "mabench tables --results {input.results:q} --published {input.published:q}"
+        " --out-dir results/tables > {log:q} 2>&1"
