@@ -18,8 +18,9 @@ $(STAMP): pyproject.toml
 env: $(STAMP)
 
 reproduce: $(STAMP)
-	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --rerun-incomplete
-	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --report results/report.html
+	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES) --configfile $(CONFIG)
+	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES) --configfile $(CONFIG) \
+		--report results/report.html
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -62,12 +62,17 @@ def ru_map(results: pd.DataFrame, out_dir) -> list[Path]:
     One panel per data set that has both metrics; points are means over draws,
     labelled with k. Lower-left is better on both axes.
     """
-    if not {"g_il", "g_dr"} <= set(results.columns):
-        return []
     plt, sns = _pyplot()
-    frame = results.dropna(subset=["g_il", "g_dr"]).copy()
-    if frame.empty:
-        return []
+    frame = results.dropna(subset=["g_il", "g_dr"]) if {"g_il", "g_dr"} <= set(results.columns) else results[:0]
+    if frame.empty:  # still write the file the workflow expects, saying why it is empty
+        fig, ax = plt.subplots(figsize=(4, 2))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no cell of this run computed both G_IL and G_DR\n(add g_il, rld, id, g_dr to a data "
+                "set's metrics)", ha="center", va="center", fontsize=8)
+        written = _save(fig, Path(out_dir), "ru_map")
+        plt.close(fig)
+        return written
+    frame = frame.copy()
     frame["method"] = _label(frame)
     means = frame.groupby(["dataset_id", "method", "k"], as_index=False)[["g_il", "g_dr"]].mean()
     order = sorted(means["dataset_id"].unique())

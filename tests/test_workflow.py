@@ -56,7 +56,8 @@ def smoke(tmp_path_factory):
 
 def test_smoke_run_produces_one_row_per_cell(smoke):
     results = smoke / "results"
-    for rel in ["results.parquet", "tables/index.md", "figures/il_vs_k.png", "figures/il_vs_k.pdf", "config.yaml"]:
+    for rel in ["results.parquet", "tables/index.md", "figures/il_vs_k.png", "figures/il_vs_k.pdf",
+                "figures/ru_map.png", "figures/ru_map.pdf", "config.yaml"]:
         assert (results / rel).is_file() and (results / rel).stat().st_size > 0, rel
     frame = pd.read_parquet(results / "results.parquet")
     config = yaml.safe_load(SMOKE.read_text())
@@ -67,6 +68,10 @@ def test_smoke_run_produces_one_row_per_cell(smoke):
     assert frame["il"].map(math.isfinite).all()
     assert (frame["il"] > 0).all()
     assert (frame["min_group"] >= frame["k"]).all()
+    # Census's configured disclosure metrics reach the results table (thesis golden value at k=3).
+    census = frame[(frame["dataset_id"] == "census") & (frame["algo_id"] == "cbfs_thesis") & (frame["k"] == 3)]
+    assert abs(float(census["id"].iloc[0]) - 1.98148) < 1e-4
+    assert frame.loc[frame["dataset_id"] == "census", ["dld", "rld", "g_dr", "si"]].notna().all().all()
     # Every job wrote its log; the run stage left a benchmark per cell.
     assert len(list((results / "benchmarks").rglob("*.tsv"))) == len(want)
     assert len(list((results / "logs" / "evaluate").rglob("*.log"))) == len(want)
