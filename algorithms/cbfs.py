@@ -35,15 +35,14 @@ def cbfs_labels(Z, k, tail_group, fixed_centroid):
     W, ids, alive = K.work_buffer(Z)
     labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
     S = K.scratch(n, d, k)
-    c_fixed = np.empty(d)
-    K.column_mean(W, n, c_fixed)
+    m = K.compact(W, ids, alive, n, S[7])
+    c_fixed = S[7] / n
     c_now = S[0]
-    m = n
     left = n
     g = 0
     stop = 2 * k if tail_group else k
     while left >= stop:
-        m = K.compact_mean(W, ids, alive, m, c_now)
+        m = K.centroid(W, ids, alive, m, left, S[7], c_now)
         taken, _ = K.farthest_group(W, ids, alive, m, c_fixed if fixed_centroid else c_now, k, labels, g, S)
         left -= taken
         g += 1

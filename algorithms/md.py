@@ -71,7 +71,7 @@ def md_labels(Z, k):
             s = K.argmax_alive(S[2], alive, m)
         left -= K.group_around(W, ids, alive, m, s, k, labels, g, S)
         g += 1
-        m = K.compact_mean(W, ids, alive, m, S[0])
+        m = K.compact(W, ids, alive, m, S[7])
         for i in range(m):
             slot_of[ids[i]] = i
     K.close_tail(Z, alive, ids, m, labels, g, left, k)

@@ -47,27 +47,27 @@ def _compact_column(row, alive, m):
             row[w] = v
             s += v
             w += 1
-    return s / w if w > 0 else 0.0
+    return s
 
 
 @njit(cache=True, parallel=True)
-def _compact_columns_par(W, alive, m, c):
+def _compact_columns_par(W, alive, m, sums):
     for j in prange(W.shape[0]):
-        c[j] = _compact_column(W[j], alive, m)
+        sums[j] = _compact_column(W[j], alive, m)
 
 
 @njit(cache=True)
-def compact_mean(W, ids, alive, m, c):
-    """Squeeze out dead slots (order kept), write the survivors' mean to ``c``; return their count.
+def compact(W, ids, alive, m, sums):
+    """Squeeze out dead slots (order kept) and write the survivors' column sums; return their count.
 
-    Each column is summed by one thread in record order, so the mean is the
+    Each column is summed by one thread in record order, so the sums are the
     same bits whatever the thread count.
     """
     if m >= PARALLEL_MIN:
-        _compact_columns_par(W, alive, m, c)
+        _compact_columns_par(W, alive, m, sums)
     else:
         for j in range(W.shape[0]):
-            c[j] = _compact_column(W[j], alive, m)
+            sums[j] = _compact_column(W[j], alive, m)
     w = 0
     for i in range(m):
         if alive[i]:
@@ -78,15 +78,25 @@ def compact_mean(W, ids, alive, m, c):
 
 
 @njit(cache=True)
-def column_mean(W, m, c):
-    """Mean of the first m slots (no compaction)."""
-    d = W.shape[0]
-    for j in range(d):
-        row = W[j]
-        s = 0.0
-        for i in range(m):
-            s += row[i]
-        c[j] = s / m
+def centroid(W, ids, alive, slots, left, sums, c):
+    """Mean of the remaining records into ``c``; returns the (possibly compacted) slot count.
+
+    The column sums are kept up to date by :func:`forget` (each removed record
+    subtracted in removal order). Once more than 1/8 of the slots are dead the
+    buffer is compacted and the sums are recomputed afresh in record order,
+    which bounds the rounding drift and the distance passes' wasted work.
+    """
+    if (slots - left) * 8 > slots:
+        slots = compact(W, ids, alive, slots, sums)
+    for j in range(W.shape[0]):
+        c[j] = sums[j] / left
+    return slots
+
+
+@njit(cache=True)
+def forget(W, slot, sums):
+    for j in range(W.shape[0]):
+        sums[j] -= W[j, slot]
 
 
 @njit(cache=True)
@@ -287,11 +297,12 @@ TAIL_MDAV1 = 2  # MDAV-1 (Lin et al.): pairs while >= 2k; k..2k-1 -> NN_k of the
 
 @njit(cache=True)
 def scratch(n, d, k):
-    """Scratch for one call: (centroid, point, distances, top-k values, top-k slots, block maxima)."""
+    """Scratch for one call: (centroid, point, distances, top-k values, top-k slots, block maxima,
+    block argmaxima, running column sums)."""
     nb = (n + BLOCK - 1) // BLOCK
     kk = max(k, 1)
     return (np.empty(d), np.empty(d), np.empty(n), np.empty(kk), np.empty(kk, dtype=np.int64),
-            np.empty(nb), np.empty(nb, dtype=np.int64))
+            np.empty(nb), np.empty(nb, dtype=np.int64), np.zeros(d))
 
 
 @njit(cache=True)
@@ -305,7 +316,17 @@ def group_around(W, ids, alive, m, seed, k, labels, g, S):
     """Group ``seed`` with its k-1 nearest alive records; return the group size."""
     load_point(W, seed, S[1])
     distances_from(W, alive, m, S[1], S)
-    return take_nearest(S[2], alive, ids, m, seed, k, labels, g, S[3], S[4])
+    return _take(W, alive, ids, m, seed, k, labels, g, S)
+
+
+@njit(cache=True)
+def _take(W, alive, ids, m, seed, k, labels, g, S):
+    """take_nearest on S's distances, then remove the members from the running sums (seed first)."""
+    size = take_nearest(S[2], alive, ids, m, seed, k, labels, g, S[3], S[4])
+    forget(W, seed, S[7])
+    for t in range(size - 1):
+        forget(W, S[4][t], S[7])
+    return size
 
 
 @njit(cache=True)
@@ -318,7 +339,7 @@ def farthest_group(W, ids, alive, m, c, k, labels, g, S):
     r = distances_from(W, alive, m, c, S)
     load_point(W, r, S[1])
     s = distances_from(W, alive, m, S[1], S)
-    return take_nearest(S[2], alive, ids, m, r, k, labels, g, S[3], S[4]), s
+    return _take(W, alive, ids, m, r, k, labels, g, S), s
 
 
 @njit(cache=True)
@@ -333,8 +354,9 @@ def mdav_labels(Z, k, tail):
     left = n
     g = 0
     stop = 3 * k if tail == TAIL_3K else 2 * k
+    m = compact(W, ids, alive, m, S[7])
     while left >= stop:
-        m = compact_mean(W, ids, alive, m, c)
+        m = centroid(W, ids, alive, m, left, S[7], c)
         taken, s = farthest_group(W, ids, alive, m, c, k, labels, g, S)
         left -= taken
         g += 1
@@ -343,7 +365,7 @@ def mdav_labels(Z, k, tail):
         left -= group_around(W, ids, alive, m, s, k, labels, g, S)
         g += 1
     if left >= (2 * k if tail == TAIL_3K else k) and tail != TAIL_2K:
-        m = compact_mean(W, ids, alive, m, c)
+        m = centroid(W, ids, alive, m, left, S[7], c)
         taken, s = farthest_group(W, ids, alive, m, c, k, labels, g, S)
         left -= taken
         g += 1

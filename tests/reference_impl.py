@@ -2,9 +2,9 @@
 
 Written independently of the Numba kernels, straight from the pseudocode in
 the algorithm plugins' docstrings (boolean masks, no compaction), as a test
-oracle and as the speed baseline. Arithmetic follows the same order as the
-kernels (centroid summed in record order, distances accumulated attribute by
-attribute), so ties resolve identically and partitions must be equal.
+oracle. Arithmetic follows the same order as the kernels (the centroid's
+running column sums, distances accumulated attribute by attribute), so ties
+resolve identically and partitions must be equal.
 """
 
 from __future__ import annotations
@@ -12,11 +12,34 @@ from __future__ import annotations
 import numpy as np
 
 
-def _mean(Z, mask):
+def _sum(Z, mask):
     s = np.zeros(Z.shape[1])
     for i in np.flatnonzero(mask):
         s += Z[i]
-    return s / mask.sum()
+    return s
+
+
+def _mean(Z, mask):
+    return _sum(Z, mask) / mask.sum()
+
+
+class _Sums:
+    """The kernels' centroid bookkeeping, spelled out: column sums of the remaining records,
+    each removed record subtracted in removal order, recomputed afresh (in record order)
+    whenever more than 1/8 of the work buffer's slots hold removed records."""
+
+    def __init__(self, Z):
+        self.Z, self.sums, self.slots = Z, _sum(Z, np.ones(len(Z), bool)), len(Z)
+
+    def centroid(self, mask):
+        left = int(mask.sum())
+        if (self.slots - left) * 8 > self.slots:
+            self.sums, self.slots = _sum(self.Z, mask), left
+        return self.sums / left
+
+    def forget(self, members):
+        for i in members:
+            self.sums -= self.Z[i]
 
 
 def _dist(Z, p):
@@ -32,13 +55,15 @@ def _farthest(dist, mask):
     return int(np.argmax(d))  # first maximum = lowest index
 
 
-def _group(Z, mask, labels, seed, k, g):
+def _group(Z, mask, labels, seed, k, g, sums=None):
     dist = _dist(Z, Z[seed])
     others = np.flatnonzero(mask & (np.arange(len(mask)) != seed))
     order = others[np.argsort(dist[others], kind="stable")][: k - 1]
-    members = np.concatenate([[seed], order])
+    members = np.concatenate([[seed], order]).astype(int)
     labels[members] = g
     mask[members] = False
+    if sums is not None:
+        sums.forget(members)
 
 
 def _leftovers(Z, labels):
@@ -53,23 +78,24 @@ def mdav(Z, k, tail="3k"):
     n = len(Z)
     mask = np.ones(n, bool)
     labels = np.full(n, -1)
+    sums = _Sums(Z)
     g = 0
     stop = 3 * k if tail == "3k" else 2 * k
     while mask.sum() >= stop:
-        c = _mean(Z, mask)
+        c = sums.centroid(mask)
         r = _farthest(_dist(Z, c), mask)
         s = _farthest(_dist(Z, Z[r]), mask)
-        _group(Z, mask, labels, r, k, g)
+        _group(Z, mask, labels, r, k, g, sums)
         g += 1
         if not mask[s]:
             s = _farthest(_dist(Z, Z[r]), mask)
-        _group(Z, mask, labels, s, k, g)
+        _group(Z, mask, labels, s, k, g, sums)
         g += 1
     left = mask.sum()
     if tail == "3k":
         if left >= 2 * k:
-            r = _farthest(_dist(Z, _mean(Z, mask)), mask)
-            _group(Z, mask, labels, r, k, g)
+            r = _farthest(_dist(Z, sums.centroid(mask)), mask)
+            _group(Z, mask, labels, r, k, g, sums)
             g += 1
         if mask.any():
             labels[mask] = g
@@ -80,7 +106,7 @@ def mdav(Z, k, tail="3k"):
             _leftovers(Z, labels)
     else:  # mdav1
         if left >= k:
-            r = _farthest(_dist(Z, _mean(Z, mask)), mask)
+            r = _farthest(_dist(Z, sums.centroid(mask)), mask)
             _group(Z, mask, labels, r, k, g)
         if mask.any():
             _leftovers(Z, labels)
@@ -91,13 +117,15 @@ def cbfs(Z, k, tail="nearest", centroid="remaining"):
     n = len(Z)
     mask = np.ones(n, bool)
     labels = np.full(n, -1)
+    sums = _Sums(Z)
     c0 = _mean(Z, mask)
     g = 0
     stop = 2 * k if tail == "group" else k
     while mask.sum() >= stop:
-        c = c0 if centroid == "fixed" else _mean(Z, mask)
+        c = sums.centroid(mask)
+        c = c0 if centroid == "fixed" else c
         r = _farthest(_dist(Z, c), mask)
-        _group(Z, mask, labels, r, k, g)
+        _group(Z, mask, labels, r, k, g, sums)
         g += 1
     if mask.sum() >= k:
         labels[mask] = g
