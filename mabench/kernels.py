@@ -118,13 +118,8 @@ def _sqdist_block(W, lo, hi, p, out, alive, best_v, best_i, b):
         for i in range(size):
             t = row[i] - pj
             o[i] += t * t
-    bi = -1
-    bv = -1.0
-    for i in range(size):
-        if a[i] and o[i] > bv:
-            bv = o[i]
-            bi = i
-    best_v[b] = bv
+    bi = argmax_alive(o, a, size)
+    best_v[b] = o[bi] if bi >= 0 else -1.0
     best_i[b] = bi + lo if bi >= 0 else -1
 
 
