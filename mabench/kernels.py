@@ -21,6 +21,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from numba.np.ufunc.parallel import _launch_threads
+
+# Start Numba's threading layer before any cached kernel is loaded. A cached
+# kernel that calls a parallel one references the scheduler's symbols
+# (allocate_sched, ...), which exist only once the layer is up; loading it
+# first aborts with "LLVM ERROR: Symbol not found" (seen in a cold-cache run,
+# tests/test_jit_cache.py replays it).
+_launch_threads()
+
 UNASSIGNED = -1
 BLOCK = 2048  # records per distance block: the block's distances stay in L1 across attributes
 PARALLEL_MIN = 4 * BLOCK  # below this many slots, thread start-up costs more than it saves
