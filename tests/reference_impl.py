@@ -74,6 +74,14 @@ def _leftovers(Z, labels):
         labels[i] = int(np.argmin(d))
 
 
+def _close_tail(Z, mask, labels, g, k):
+    """k or more left form one group; fewer join their nearest groups."""
+    if mask.sum() >= k:
+        labels[mask] = g
+    elif mask.any():
+        _leftovers(Z, labels)
+
+
 def mdav(Z, k, tail="3k"):
     n = len(Z)
     mask = np.ones(n, bool)
@@ -100,10 +108,7 @@ def mdav(Z, k, tail="3k"):
         if mask.any():
             labels[mask] = g
     elif tail == "2k":
-        if left >= k:
-            labels[mask] = g
-        elif left:
-            _leftovers(Z, labels)
+        _close_tail(Z, mask, labels, g, k)
     else:  # mdav1
         if left >= k:
             r = _farthest(_dist(Z, sums.centroid(mask)), mask)
@@ -127,10 +132,7 @@ def cbfs(Z, k, tail="nearest", centroid="remaining"):
         r = _farthest(_dist(Z, c), mask)
         _group(Z, mask, labels, r, k, g, sums)
         g += 1
-    if mask.sum() >= k:
-        labels[mask] = g
-    elif mask.any():
-        _leftovers(Z, labels)
+    _close_tail(Z, mask, labels, g, k)
     return labels
 
 
@@ -153,10 +155,7 @@ def md(Z, k):
             s = _farthest(_dist(Z, Z[r]), mask)
         _group(Z, mask, labels, s, k, g)
         g += 1
-    if mask.sum() >= k:
-        labels[mask] = g
-    elif mask.any():
-        _leftovers(Z, labels)
+    _close_tail(Z, mask, labels, g, k)
     return labels
 
 

@@ -9,6 +9,7 @@ import sys
 import pandas as pd
 import pytest
 
+from cli_checks import assert_user_error
 from mabench import cli
 
 REQUIRED = {"algorithm", "dataset", "k", "seed", "n", "d", "n_groups", "min_group", "max_group", "il", "seconds"}
@@ -85,11 +86,7 @@ def test_list_shows_plugins(capsys):
     (["frobnicate"], "invalid choice"),
 ])
 def test_usage_errors_exit_2_with_one_line(tmp_path, args, needle):
-    proc = mabench(*args, check=False)
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and needle in lines[0] and "Traceback" not in proc.stderr
-    assert proc.stdout == ""
+    assert_user_error(mabench(*args, check=False), needle)
 
 
 def test_failed_run_leaves_no_partition_file(tmp_path):

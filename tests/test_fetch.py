@@ -25,6 +25,7 @@ import pytest
 
 from mabench import data, fetch
 from mabench.errors import UserError
+from cli_checks import assert_user_error
 
 ROOT = Path(__file__).resolve().parent.parent
 VENDOR = ROOT / "datasets" / "vendor"
@@ -288,14 +289,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def _assert_user_error(proc: subprocess.CompletedProcess, out: Path, *needles: str) -> None:
-    assert proc.returncode == 2, proc.stderr
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("mabench: error: ")
-    assert "Traceback" not in proc.stderr
-    assert proc.stdout == ""
-    for needle in needles:
-        assert needle in lines[0]
+    assert_user_error(proc, *needles)
     assert not out.exists()
     assert _no_leftovers(out.parent) == []
 

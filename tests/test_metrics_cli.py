@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from cli_checks import assert_user_error
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,15 +39,6 @@ def files(tmp_path_factory):
             "text": str(text), "frac": str(frac)}
 
 
-def assert_user_error(proc, *needles):
-    assert proc.returncode == 2, (proc.returncode, proc.stderr)
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("mabench: error: ")
-    assert "Traceback" not in proc.stderr
-    assert proc.stdout == ""
-    for needle in needles:
-        assert needle in lines[0], lines[0]
 
 
 def test_good_call_prints_every_metric(files):
