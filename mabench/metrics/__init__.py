@@ -42,10 +42,15 @@ class EvalContext:
         return np.ascontiguousarray(means[self.labels])
 
     @functools.cached_property
-    def masked_z(self) -> np.ndarray:
-        """Group means of the z-scores (= the masked file standardized with the original's mean and sd)."""
+    def centroids_z(self) -> np.ndarray:
+        """Group means of the z-scores, (n_groups, d): each group's masked point, computed once per context."""
         means, _ = group_means(self.z, self.labels, self.n_groups)
-        return np.ascontiguousarray(means[self.labels])
+        return means
+
+    @functools.cached_property
+    def masked_z(self) -> np.ndarray:
+        """Per record, its group's mean z-score (= the masked file standardized with the original's mean and sd)."""
+        return np.ascontiguousarray(self.centroids_z[self.labels])
 
 
 @dataclass(frozen=True)

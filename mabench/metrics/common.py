@@ -27,11 +27,12 @@ def cached(ctx: EvalContext, key: str, compute):
 
 
 def group_centroids(ctx: EvalContext, z: np.ndarray | None = None) -> np.ndarray:
-    """Group means (g, d) of ``z`` (default: the z-scores): the masked points of the groups."""
+    """Group means (g, d) of ``z`` (default: the z-scores, cached on the context): the groups' masked points."""
+    if z is None:
+        return ctx.centroids_z
     from ..kernels import group_means
 
-    src = ctx.z if z is None else z
-    means, _ = group_means(np.ascontiguousarray(src), ctx.labels, ctx.n_groups)
+    means, _ = group_means(np.ascontiguousarray(z), ctx.labels, ctx.n_groups)
     return means
 
 

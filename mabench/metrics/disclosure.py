@@ -60,12 +60,16 @@ def masked_points(centroids: np.ndarray, labels: np.ndarray, scale: str) -> np.n
 
 
 def linked_count(z: np.ndarray, labels: np.ndarray, n_groups: int, ties: int = TIES_INDEX,
-                 scale: str = "original") -> int:
-    """Records linked to themselves (rank 1 or 2) when each group's masked point is matched against ``z``."""
+                 scale: str = "original", centroids: np.ndarray | None = None) -> int:
+    """Records linked to themselves (rank 1 or 2) when each group's masked point is matched against ``z``.
+
+    ``centroids`` are the group means of ``z`` when the caller already has them.
+    """
     from ..kernels import group_means
 
     z = np.ascontiguousarray(z, dtype=np.float64)
-    centroids, _ = group_means(z, labels, n_groups)
+    if centroids is None:
+        centroids, _ = group_means(z, labels, n_groups)
     starts, members = group_members(labels, n_groups)
     points = masked_points(centroids, labels, scale)
     return int(linked_per_group(z, points, starts, members, ties).sum())
@@ -74,7 +78,8 @@ def linked_count(z: np.ndarray, labels: np.ndarray, n_groups: int, ties: int = T
 def dld_value(ctx: EvalContext) -> float:
     def compute():
         scale = choice_option(ctx, "dld_scale", "original", SCALES)
-        return 100.0 * linked_count(ctx.z, ctx.labels, ctx.n_groups, _ties(ctx), scale) / ctx.z.shape[0]
+        return 100.0 * linked_count(ctx.z, ctx.labels, ctx.n_groups, _ties(ctx), scale,
+                                    ctx.centroids_z) / ctx.z.shape[0]
 
     return cached(ctx, "dld", compute)
 

@@ -79,29 +79,15 @@ def _components(ctx: EvalContext):
     return cached(ctx, "m1..m5", lambda: components(ctx.original, ctx.masked))
 
 
-@metric("m1", doc="M1, mean variation of the data, original units (thesis Table 4.1)")
-def m1(ctx: EvalContext) -> float:
-    return _components(ctx)[0]
-
-
-@metric("m2", doc="M2, mean variation of the column means, original units (thesis Table 4.1)")
-def m2(ctx: EvalContext) -> float:
-    return _components(ctx)[1]
-
-
-@metric("m3", doc="M3, mean variation of the variances, original units (thesis Table 4.1)")
-def m3(ctx: EvalContext) -> float:
-    return _components(ctx)[2]
-
-
-@metric("m4", doc="M4, mean variation of the covariances i<=j, original units (thesis Table 4.1)")
-def m4(ctx: EvalContext) -> float:
-    return _components(ctx)[3]
-
-
-@metric("m5", doc="M5, mean absolute error of the correlations i<j (thesis Table 4.1)")
-def m5(ctx: EvalContext) -> float:
-    return _components(ctx)[4]
+_COMPONENTS = (
+    ("m1", "M1, mean variation of the data, original units (thesis Table 4.1)"),
+    ("m2", "M2, mean variation of the column means, original units (thesis Table 4.1)"),
+    ("m3", "M3, mean variation of the variances, original units (thesis Table 4.1)"),
+    ("m4", "M4, mean variation of the covariances i<=j, original units (thesis Table 4.1)"),
+    ("m5", "M5, mean absolute error of the correlations i<j (thesis Table 4.1)"),
+)
+for _i, (_name, _doc) in enumerate(_COMPONENTS):
+    metric(_name, doc=_doc)(lambda ctx, i=_i: _components(ctx)[i])
 
 
 def g_il_value(ctx: EvalContext) -> float:
