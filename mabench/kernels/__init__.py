@@ -1,0 +1,32 @@
+"""Shared Numba kernels, one module per primitive.
+
+* :mod:`.buffer` — the work buffer of remaining records (compaction, running centroid sums, scratch);
+* :mod:`.distances` — distance passes and the farthest remaining record;
+* :mod:`.nearest` — a record with its k−1 nearest remaining records;
+* :mod:`.groups` — centroids, SSE, leftovers to the nearest group;
+* :mod:`.mdav` — the MDAV family's main loop.
+
+Algorithm plugins import what they need from here (``from mabench import kernels as K``).
+"""
+
+from numba.np.ufunc.parallel import _launch_threads
+
+# Start Numba's threading layer before any cached kernel is loaded. A cached
+# kernel that calls a parallel one references the scheduler's symbols
+# (allocate_sched, ...), which exist only once the layer is up; loading it
+# first aborts with "LLVM ERROR: Symbol not found" (seen in a cold-cache run,
+# tests/test_jit_cache.py replays it).
+_launch_threads()
+
+from .buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, work_buffer  # noqa: E402
+from .distances import argmax_alive, distances_from, load_point, sqdist  # noqa: E402
+from .groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
+from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
+from .nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
+
+__all__ = [
+    "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",
+    "argmax_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
+    "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "scratch", "sqdist",
+    "sse", "take_nearest", "work_buffer",
+]

@@ -1,0 +1,106 @@
+"""The work buffer of the remaining records and its running column sums.
+
+The remaining records live in a *work buffer* ``W`` of shape (d, n): one row
+per attribute, so each distance pass runs over contiguous memory and
+vectorizes. Removed records are only flagged (``alive[pos] = False``); the next
+centroid pass compacts the buffer in order while it sums, so
+
+* positions stay in original record order, and every tie (equal distances,
+  e.g. duplicate records in Tarragona) is broken towards the lowest original
+  index, exactly like a stable sort over the input rows;
+* the centroid is summed in original record order, bit for bit like
+  ``Z[remaining].sum(axis=0) / m`` in NumPy;
+* no loop allocates: scratch arrays are made once per call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+UNASSIGNED = -1
+BLOCK = 2048  # records per distance block: the block's distances stay in L1 across attributes
+PARALLEL_MIN = 4 * BLOCK  # below this many slots, thread start-up costs more than it saves
+
+
+@njit(cache=True)
+def work_buffer(Z):
+    """Transposed copy of Z (n, d) -> W (d, n), with record ids and alive flags."""
+    n, d = Z.shape
+    W = np.empty((d, n))
+    for i in range(n):
+        for j in range(d):
+            W[j, i] = Z[i, j]
+    return W, np.arange(n), np.ones(n, dtype=np.bool_)
+
+
+@njit(cache=True)
+def _compact_column(row, alive, m):
+    s = 0.0
+    w = 0
+    for i in range(m):
+        if alive[i]:
+            v = row[i]
+            row[w] = v
+            s += v
+            w += 1
+    return s
+
+
+@njit(cache=True, parallel=True)
+def _compact_columns_par(W, alive, m, sums):
+    for j in prange(W.shape[0]):
+        sums[j] = _compact_column(W[j], alive, m)
+
+
+@njit(cache=True)
+def compact(W, ids, alive, m, sums):
+    """Squeeze out dead slots (order kept) and write the survivors' column sums; return their count.
+
+    Each column is summed by one thread in record order, so the sums are the
+    same bits whatever the thread count.
+    """
+    if m >= PARALLEL_MIN:
+        _compact_columns_par(W, alive, m, sums)
+    else:
+        for j in range(W.shape[0]):
+            sums[j] = _compact_column(W[j], alive, m)
+    w = 0
+    for i in range(m):
+        if alive[i]:
+            ids[w] = ids[i]
+            alive[w] = True
+            w += 1
+    return w
+
+
+@njit(cache=True)
+def centroid(W, ids, alive, slots, left, sums, c):
+    """Mean of the remaining records into ``c``; returns the (possibly compacted) slot count.
+
+    The column sums are kept up to date by :func:`forget` (each removed record
+    subtracted in removal order). Once more than 1/8 of the slots are dead the
+    buffer is compacted and the sums are recomputed afresh in record order,
+    which bounds the rounding drift and the distance passes' wasted work.
+    """
+    if (slots - left) * 8 > slots:
+        slots = compact(W, ids, alive, slots, sums)
+    for j in range(W.shape[0]):
+        c[j] = sums[j] / left
+    return slots
+
+
+@njit(cache=True)
+def forget(W, slot, sums):
+    for j in range(W.shape[0]):
+        sums[j] -= W[j, slot]
+
+
+@njit(cache=True)
+def scratch(n, d, k):
+    """Scratch for one call: (centroid, point, distances, top-k values, top-k slots, block maxima,
+    block argmaxima, running column sums)."""
+    nb = (n + BLOCK - 1) // BLOCK
+    kk = max(k, 1)
+    return (np.empty(d), np.empty(d), np.empty(n), np.empty(kk), np.empty(kk, dtype=np.int64),
+            np.empty(nb), np.empty(nb, dtype=np.int64), np.zeros(d))

@@ -1,0 +1,83 @@
+"""k nearest among the remaining records: the group-forming step of the fixed-size methods."""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .buffer import forget
+from .distances import distances_from, load_point
+
+@njit(cache=True)
+def take_nearest(dist, alive, ids, m, seed, k, labels, label, top_d, top_i):
+    """Group ``seed`` with its k-1 nearest alive slots (by ``dist``; ties -> lower id).
+
+    The seed is always a member, even when duplicates of it tie at distance 0.
+    Members are flagged dead and labelled. ``top_d``/``top_i`` are scratch of size >= k.
+    """
+    need = k - 1
+    cnt = 0
+    for i in range(m if need > 0 else 0):
+        if not alive[i] or i == seed:
+            continue
+        v = dist[i]
+        if cnt == need and v >= top_d[cnt - 1]:
+            continue  # not better than the current worst kept (ties keep the earlier slot)
+        # insertion into the sorted prefix, after every equal value (stable)
+        pos = cnt if cnt < need else need - 1
+        while pos > 0 and top_d[pos - 1] > v:
+            top_d[pos] = top_d[pos - 1]
+            top_i[pos] = top_i[pos - 1]
+            pos -= 1
+        top_d[pos] = v
+        top_i[pos] = i
+        if cnt < need:
+            cnt += 1
+    alive[seed] = False
+    labels[ids[seed]] = label
+    for t in range(cnt):
+        alive[top_i[t]] = False
+        labels[ids[top_i[t]]] = label
+    return cnt + 1
+
+
+@njit(cache=True)
+def label_rest(alive, ids, m, labels, label):
+    """Put every alive slot into group ``label``; return how many."""
+    cnt = 0
+    for i in range(m):
+        if alive[i]:
+            alive[i] = False
+            labels[ids[i]] = label
+            cnt += 1
+    return cnt
+
+
+@njit(cache=True)
+def group_around(W, ids, alive, m, seed, k, labels, g, S):
+    """Group ``seed`` with its k-1 nearest alive records; return the group size."""
+    load_point(W, seed, S[1])
+    distances_from(W, alive, m, S[1], S)
+    return _take(W, alive, ids, m, seed, k, labels, g, S)
+
+
+@njit(cache=True)
+def _take(W, alive, ids, m, seed, k, labels, g, S):
+    """take_nearest on S's distances, then remove the members from the running sums (seed first)."""
+    size = take_nearest(S[2], alive, ids, m, seed, k, labels, g, S[3], S[4])
+    forget(W, seed, S[7])
+    for t in range(size - 1):
+        forget(W, S[4][t], S[7])
+    return size
+
+
+@njit(cache=True)
+def farthest_group(W, ids, alive, m, c, k, labels, g, S):
+    """Group r = the alive record farthest from ``c`` with its k-1 nearest.
+
+    Returns (group size, s) where s is the slot farthest from r, taken before
+    r's group is removed (MDAV's second seed; unused by one-group methods).
+    """
+    r = distances_from(W, alive, m, c, S)
+    load_point(W, r, S[1])
+    s = distances_from(W, alive, m, S[1], S)
+    return _take(W, alive, ids, m, r, k, labels, g, S), s
