@@ -42,8 +42,29 @@ def _options(items: list[str]) -> dict:
     return out
 
 
+_PENDING: list[str] = []  # what a command prints; written only after its files are committed
+
+
 def _print_json(obj) -> None:
-    sys.stdout.write(json.dumps(obj, sort_keys=False) + "\n")
+    _PENDING.append(_json(obj))
+
+
+def _json(obj) -> str:
+    """One line of strict JSON (a NaN or infinity is a bug: it would make the line unreadable)."""
+    return json.dumps(obj, sort_keys=False, allow_nan=False) + "\n"
+
+
+def _check_outputs(outputs: dict[str, str | None], inputs: dict[str, str | None]) -> None:
+    """Refuse an output that is one of the command's input files (it would be replaced)."""
+    import os
+
+    for oname, out in outputs.items():
+        if not out or not os.path.isfile(out):
+            continue
+        for iname, inp in inputs.items():
+            if inp and os.path.isfile(inp) and os.path.samefile(out, inp):
+                raise UserError(f"{oname} {out!r} is the {iname} file; writing it would replace your input, "
+                                "choose another file name")
 
 
 def cmd_list(args) -> None:
@@ -71,28 +92,32 @@ def cmd_run(args) -> None:
     from .metrics import parse_names
     from .runner import run_cell
 
+    _check_outputs({"--out": args.out, "--json-out": args.json_out}, {"data": args.dataset})
     metrics = parse_names(args.metrics)
     result = run_cell(args.algorithm, args.dataset, args.k, args.seed, _params(args.param), metrics,
                       _options(args.option))
-    if args.out:
-        lines = "group\n" + "".join(f"{g}\n" for g in result.labels.tolist())
-        io.write_text(args.out, lines)
-    if args.json_out:
-        io.write_text(args.json_out, json.dumps(result.record) + "\n")
-    _print_json(result.record)
+    line = _json(result.record)
+    with io.outputs() as out:  # both files or neither
+        if args.out:
+            out.write_text(args.out, "group\n" + "".join(f"{g}\n" for g in result.labels.tolist()))
+        if args.json_out:
+            out.write_text(args.json_out, line)
+    _PENDING.append(line)
 
 
 def cmd_evaluate(args) -> None:
     from .metrics import parse_names
     from .runner import evaluate_partition
 
-    metrics = parse_names(args.metrics) if args.metrics else None
+    _check_outputs({"--json-out": args.json_out}, {"data": args.dataset, "partition": args.partition})
+    metrics = parse_names(args.metrics) if args.metrics is not None else None
     record = evaluate_partition(args.dataset, args.partition, args.k, args.seed, metrics, _options(args.option))
+    line = _json(record)
     if args.json_out:
         from . import io
 
-        io.write_text(args.json_out, json.dumps(record) + "\n")
-    _print_json(record)
+        io.write_text(args.json_out, line)
+    _PENDING.append(line)
 
 
 def cmd_fetch(args) -> None:
@@ -105,6 +130,7 @@ def cmd_fetch(args) -> None:
 def cmd_prepare(args) -> None:
     from . import data, io
 
+    _check_outputs({"--out": args.out}, {"data": args.dataset, "--raw": args.raw})
     ds = data.load(args.dataset, args.seed, raw=args.raw)
     io.write_parquet(args.out, ds.frame(), ds.metadata())
     _print_json({"dataset": ds.spec, "seed": ds.seed, "n": int(ds.values.shape[0]),
@@ -206,15 +232,107 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+INTERRUPTED = "mabench: interrupted; nothing was written\n"
+GRACE_SECONDS = 1.0
+
+
+def _interrupt(signum, frame):  # SIGINT and SIGTERM (e.g. from a workflow manager) unwind like Ctrl-C
+    raise KeyboardInterrupt
+
+
+class _Interrupts:
+    """Ctrl-C and SIGTERM end the command with status 130, no traceback and no output file.
+
+    In Python code the signal raises KeyboardInterrupt and the output layer removes its temporary
+    files while the stack unwinds. A Numba kernel does not return to Python until it is done, so a
+    watchdog thread, woken by the signal itself (``signal.set_wakeup_fd``), gives the main thread
+    GRACE_SECONDS to unwind and otherwise removes the temporary files and exits with status 130.
+    """
+
+    def __enter__(self):
+        import signal
+        import socket
+        import threading
+
+        self.active = threading.current_thread() is threading.main_thread()
+        if not self.active:
+            return self
+        self.done = threading.Event()
+        self.reader, self.writer = socket.socketpair()
+        self.writer.setblocking(False)
+        self.previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+        self.previous_fd = signal.set_wakeup_fd(self.writer.fileno(), warn_on_full_buffer=False)
+        threading.Thread(target=self._watch, name="mabench-interrupts", daemon=True).start()
+        return self
+
+    def _watch(self):
+        import os
+
+        from . import io
+
+        try:
+            if not self.reader.recv(1):
+                return
+        except OSError:
+            return
+        if self.done.wait(GRACE_SECONDS):
+            return
+        io.abort_all()
+        os.write(2, INTERRUPTED.encode())
+        os._exit(130)
+
+    def __exit__(self, *exc):
+        if not self.active:
+            return False
+        import signal
+
+        self.done.set()
+        signal.set_wakeup_fd(self.previous_fd)
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+        self.writer.close()  # ends the watchdog (recv returns b"")
+        self.reader.close()
+        return False
+
+
 def main(argv=None) -> int:
+    """Run one command. Exit status: 0 success, 2 user error (one line on stderr), 130 interrupted."""
+    with _Interrupts():
+        return _main(argv)
+
+
+def _main(argv) -> int:
+    from . import io
+
+    _PENDING.clear()
     try:
         args = build_parser().parse_args(argv)
-        args.func(args)
+        with io.outputs():  # every file the command writes, committed together before anything is printed
+            args.func(args)
+        sys.stdout.write("".join(_PENDING))
+        sys.stdout.flush()
     except UserError as exc:
         sys.stderr.write(f"mabench: error: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
+        # Outputs are staged in temporary files that the output layer removed while unwinding.
+        sys.stderr.write(INTERRUPTED)
         return 130
+    except BrokenPipeError:  # e.g. `mabench list algorithms | head -1`
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except MemoryError:
+        sys.stderr.write("mabench: error: not enough memory for this input; try a smaller data set\n")
+        return EXIT_USAGE
+    except OSError as exc:  # an unforeseen file-system error: still one line, naming the file
+        from .io import os_error
+
+        sys.stderr.write(f"mabench: error: {os_error(exc, exc.filename or '?', 'access')}\n")
+        return EXIT_USAGE
+    finally:
+        _PENDING.clear()
     return 0
 
 

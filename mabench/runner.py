@@ -16,7 +16,7 @@ from . import data, partition, plugins
 from .api import format_params
 from .errors import UserError
 from .metrics import EvalContext, applicable, evaluate
-from .seeds import rng_for
+from .seeds import check_seed, rng_for
 from .standardize import zscore
 
 
@@ -36,8 +36,8 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
              metrics=("il",), metric_options: dict | None = None) -> CellResult:
     algo = plugins.algorithm(algorithm)
     resolved = algo.resolve(params or {})
-    if k < 1:
-        raise UserError(f"k must be a positive integer (the minimum group size), got {k}")
+    k = partition.check_k(k)
+    seed = check_seed(seed)
     ds = data.load(dataset, seed)
     n, d = ds.values.shape
     if n < k:
@@ -77,9 +77,11 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
 def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed: int = 0,
                        metrics=None, metric_options: dict | None = None) -> dict:
     """Metrics of a given partition; ``metrics=None`` means every metric that applies to the data set."""
+    k = 1 if k is None else partition.check_k(k)
+    seed = check_seed(seed)
     ds = data.load(dataset, seed)
     n = ds.values.shape[0]
-    labels = partition.read_labels(partition_path, n, k or 1)
+    labels = partition.read_labels(partition_path, n, k)
     z = zscore(ds.values, ds.columns)
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options)

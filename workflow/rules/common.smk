@@ -51,10 +51,6 @@ wildcard_constraints:
 
 
 # ---------------------------------------------------------------- checks against the plugins
-def _is_path(spec):
-    return spec.endswith((".csv", ".parquet", ".pq")) or "/" in spec or os.path.exists(spec)
-
-
 def _check_plugins(cfg):
     """What the schema cannot check: plugin names, parameters, metric names, cross references."""
     from mabench import data, fetch, plugins
@@ -85,7 +81,7 @@ def _check_plugins(cfg):
         spec = entry["spec"].strip()
         draws = entry.get("draws", 1)
         info = {"spec": spec, "raw": None, "file": None}
-        if _is_path(spec):
+        if data.looks_like_path(spec):
             info["kind"] = "file"
             info["file"] = spec
             if not os.path.exists(spec):
