@@ -393,3 +393,14 @@ def test_one_place_for_each_check():
     assert sources.count('endswith((".csv"') == 0 and "def _is_path" not in sources
     assert sources.count("k must be a positive integer") == 1
     assert sources.count("seed must be a non-negative integer") == 1
+
+
+def test_figures_with_one_k_per_data_set_write_placeholders(tmp_path, capsys):
+    """Before: KeyError in seaborn when no data set had two or more k values (the workflow failed)."""
+    rows = [{"dataset_id": "sim1", "algo_id": "mdav", "dataset": "sim1", "dataset_params": "", "algorithm": "mdav",
+             "params": "tail=3k", "k": 3, "seed": s, "il": 10.0 + s} for s in range(2)]
+    io.write_parquet(tmp_path / "r.parquet", pd.DataFrame(rows))
+    proc = main(capsys, "figures", "--results", tmp_path / "r.parquet", "--out-dir", tmp_path / "fig")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp_path / "fig").iterdir()) == ["il_vs_k.pdf", "il_vs_k.png", "ru_map.pdf",
+                                                                    "ru_map.png"]
