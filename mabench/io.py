@@ -40,7 +40,8 @@ from typing import Iterator
 
 from .errors import UserError
 
-__all__ = ["outputs", "Outputs", "atomic_path", "write_text", "write_bytes", "write_parquet", "os_error"]
+__all__ = ["outputs", "Outputs", "atomic_path", "write_text", "write_bytes", "write_parquet", "os_error",
+           "partition_csv"]
 
 
 def _umask() -> int:
@@ -315,3 +316,8 @@ def write_bytes(target, data: bytes) -> None:
 def write_parquet(target, frame, metadata: dict[str, str] | None = None) -> None:
     with outputs() as out:
         out.write_parquet(target, frame, metadata)
+
+
+def partition_csv(labels) -> str:
+    """A partition as the CSV every command reads and writes: header ``group``, one label per record."""
+    return "group\n" + "".join(f"{g}\n" for g in labels.tolist())
