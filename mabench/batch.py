@@ -23,7 +23,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from . import io, plugins
+from . import io, plugins, verify
 from .errors import UserError
 from .runner import run_cells
 
@@ -58,9 +58,12 @@ def _cached(cache_dir: Path | None, key: str):
     rec, part = cache_dir / key[:2] / f"{key}.json", cache_dir / key[:2] / f"{key}.csv"
     if rec.exists() and part.exists():
         try:
-            return json.loads(rec.read_text()), part.read_text()
-        except (OSError, json.JSONDecodeError):
+            record, labels = verify.record_ok(rec.read_text()), part.read_bytes()
+        except OSError:
+            return None
+        if record is None or not verify.partition_ok(labels, int(record["n"]), int(record["k"])):
             return None  # a damaged cache entry is recomputed
+        return record, labels.decode()
     return None
 
 

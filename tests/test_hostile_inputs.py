@@ -196,7 +196,14 @@ def test_hostile_csv_keeps_the_contract(table, sep, quoting, lineterminator, enc
         outs = [folder / "p.csv", folder / "r.json"]
         o = run_cli(["run", algorithm, str(folder / name), "-k", str(k), "--out", str(outs[0]),
                      "--json-out", str(outs[1])], folder)
-        check_contract(o, outs, {name}, k=k)
+        record = check_contract(o, outs, {name}, k=k)
+        if record is not None:  # accepted: then it was read as written, nothing silently renamed or dropped
+            assert not index, "a pandas index column was used as a variable"
+            assert len(set(names)) == len(names), f"duplicate names {names} were renamed"
+            assert all(x.strip() for x in names), f"a blank name in {names} was accepted"
+            assert encoding != "utf-16"
+            assert sep == "," or d == 1 or record["d"] == d
+            assert record["n"] == n and record["d"] == d
 
 
 @SETTINGS
@@ -242,7 +249,10 @@ def test_hostile_parquet_keeps_the_contract(table, algorithm, k, as_bool):
         outs = [folder / "p.csv", folder / "r.json"]
         o = run_cli(["run", algorithm, str(folder / "in.parquet"), "-k", str(k), "--out", str(outs[0]),
                      "--json-out", str(outs[1])], folder)
-        check_contract(o, outs, {"in.parquet"}, k=k)
+        record = check_contract(o, outs, {"in.parquet"}, k=k)
+        if record is not None:
+            assert len(set(names)) == len(names) and all(x.strip() for x in names), names
+            assert record["n"] == n and record["d"] == d and not as_bool
 
 
 LABELS = st.one_of(
