@@ -145,7 +145,7 @@ def test_a_named_pipe_is_written_in_place(work, capsys):
     fifo = work / "pipe"
     os.mkfifo(fifo)
     got = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
     reader.start()
     proc = main(capsys, "run", "mdav", "good.csv", "-k", "2", "--out", fifo)
     reader.join(timeout=60)
@@ -205,7 +205,12 @@ def _start(args, cwd):
 def test_interrupted_run_exits_130_without_traceback_or_file(tmp_path, sig, status):
     proc = _start(["run", "mdav", "uniform[n=400000,d=8]", "-k", "3", "--out", "p.csv", "--json-out", "r.json"],
                   tmp_path)
-    time.sleep(4)  # imports done, data drawn or the algorithm running
+    # Wait until main() has installed its handlers (its watchdog thread is the process's second
+    # thread; Python's start-up has one), then a little longer: data drawn or the algorithm running.
+    deadline = time.monotonic() + 120
+    while len(os.listdir(f"/proc/{proc.pid}/task")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(2)
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == status, err
