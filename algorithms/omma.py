@@ -70,6 +70,8 @@ def learn(Z, members, grp, pos, ptr, partner, M, strict, max_cycles):
     n, d = Z.shape
     h, k = members.shape
     sums = np.empty((h, d))
+    buf = np.empty(d + k)
+    eps = K.SWAP_EPS
     depth = np.full(n, M - 1, dtype=np.int64)  # 0 = most internal, M-1 = boundary
     bound = M - 1
     sst = 0.0
@@ -108,22 +110,22 @@ def learn(Z, members, grp, pos, ptr, partner, M, strict, max_cycles):
                     b = j if a == i else i  # at the boundary, in v
                     u = grp[a]
                     v = grp[b]
-                    dl, x = K.best_swap(Z, members, sums, u, v, b, a)
-                    if x >= 0 and (dl < 0.0 or (dl <= 0.0 and not strict)):
+                    dl, x = K.best_swap(Z, members, sums, u, v, b, a, buf)
+                    if x >= 0 and (dl < -eps or (dl <= eps and not strict)):
                         K.apply_swap(Z, members, grp, pos, sums, x, b)
                         depth[x] = bound
                         depth[b] = bound
                     else:
                         partner[t] = -1  # delete the tuple from L
                 else:  # Case 3 (Algorithm 10): both at the boundary
-                    d1, x1 = K.best_swap(Z, members, sums, gi, gj, j, i)  # R_j into R_i's group
-                    d2, x2 = K.best_swap(Z, members, sums, gj, gi, i, j)  # R_i into R_j's group
-                    if d1 <= d2:
-                        if x1 >= 0 and (d1 < 0.0 or (d1 <= 0.0 and not strict)):
+                    d1, x1 = K.best_swap(Z, members, sums, gi, gj, j, i, buf)  # R_j into R_i's group
+                    d2, x2 = K.best_swap(Z, members, sums, gj, gi, i, j, buf)  # R_i into R_j's group
+                    if d1 <= d2 + eps:
+                        if x1 >= 0 and (d1 < -eps or (d1 <= eps and not strict)):
                             K.apply_swap(Z, members, grp, pos, sums, x1, j)
                             depth[x1] = bound
                             depth[j] = bound
-                    elif x2 >= 0 and (d2 < 0.0 or (d2 <= 0.0 and not strict)):
+                    elif x2 >= 0 and (d2 < -eps or (d2 <= eps and not strict)):
                         K.apply_swap(Z, members, grp, pos, sums, x2, i)
                         depth[x2] = bound
                         depth[i] = bound

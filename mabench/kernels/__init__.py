@@ -28,6 +28,7 @@ from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
 from .nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
 from .interaction import argmin_alive, interaction_group  # noqa: E402
 from .pairs import count_close_pairs, distance_range, fill_close_pairs, transposed  # noqa: E402
+from .swap import EPS as SWAP_EPS  # noqa: E402
 from .swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
 
 __all__ = [
@@ -37,5 +38,5 @@ __all__ = [
     "sse", "take_nearest", "work_buffer",
     "argmin_alive", "interaction_group",
     "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
-    "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
+    "SWAP_EPS", "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
 ]

@@ -22,16 +22,22 @@ from numba import njit
 
 @njit(cache=True)
 def _row_sqdist(W, i, buf):
-    """buf[j] = ||x_i - x_j||² for j > i (W is the (d, n) transposed data)."""
+    """buf[j] = ||x_i - x_j||² for j > i (W is the (d, n) transposed data).
+
+    The loops run over views starting at index 0 (a ``range(i + 1, n)`` loop keeps
+    a wrap-around branch and does not vectorize, see kernels.distances).
+    """
     d, n = W.shape
-    for j in range(i + 1, n):
-        buf[j] = 0.0
+    o = buf[i + 1:]
+    size = n - i - 1
+    for j in range(size):
+        o[j] = 0.0
     for t in range(d):
-        row = W[t]
-        p = row[i]
-        for j in range(i + 1, n):
+        row = W[t, i + 1:]
+        p = W[t, i]
+        for j in range(size):
             u = row[j] - p
-            buf[j] += u * u
+            o[j] += u * u
 
 
 @njit(cache=True)

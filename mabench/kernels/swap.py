@@ -88,24 +88,50 @@ def swap_delta(Z, sums, u, v, x, y, k):
     return -2.0 * (a + b) / k
 
 
+EPS = 1e-9  # SSE changes within this of each other (or of 0) count as equal: rounding, not data
+
+
 @njit(cache=True)
-def best_swap(Z, members, sums, u, v, y, exclude):
+def best_swap(Z, members, sums, u, v, y, exclude, buf):
     """The member x of u (x != exclude) whose exchange with y (in v) gives the smallest Δ.
 
-    Returns (Δ, x); ties go to the lowest record id; (inf, -1) when u has no candidate.
+    Returns (Δ, x). Among the candidates whose Δ is within EPS of the smallest,
+    the lowest record id wins; (inf, -1) when u has no candidate. ``buf`` is
+    scratch of length >= max(d, k). Same arithmetic as :func:`swap_delta`.
     """
     k = members.shape[1]
+    d = Z.shape[1]
+    diff = buf[:d]
+    for t in range(d):
+        diff[t] = sums[u, t] - sums[v, t]
+    zy = Z[y]
     best = np.inf
-    best_x = -1
     for s in range(k):
         x = members[u, s]
         if x == exclude:
             continue
-        dl = swap_delta(Z, sums, u, v, x, y, k)
-        if dl < best or (dl == best and x < best_x):
+        zx = Z[x]
+        a = 0.0
+        b = 0.0
+        for t in range(d):
+            delta = zy[t] - zx[t]
+            a += diff[t] * delta
+            b += delta * delta
+        dl = -2.0 * (a + b) / k
+        buf[d + s] = dl
+        if dl < best:
             best = dl
+    best_x = -1
+    best_v = np.inf
+    for s in range(k):
+        x = members[u, s]
+        if x == exclude:
+            continue
+        dl = buf[d + s]
+        if dl <= best + EPS and (best_x < 0 or x < best_x):
             best_x = x
-    return best, best_x
+            best_v = dl
+    return best_v, best_x
 
 
 @njit(cache=True)
