@@ -18,7 +18,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from . import data, partition, plugins
+from . import data, partition, plugins, threads
 from .api import format_params
 from .errors import UserError
 from .metrics import EvalContext, applicable, evaluate
@@ -94,6 +94,7 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
 def _cell(algo, resolved, ds, z, k, seed, metrics, options) -> CellResult:
     n, d = z.shape
     rng = rng_for(seed, f"algorithm:{algo.name}")
+    n_threads = threads.adapt()
     start = time.perf_counter()
     out = algo.run(z, k, resolved, rng)
     seconds = time.perf_counter() - start
@@ -106,6 +107,9 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options) -> CellResult:
         return split_output(again)[0]
 
     ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun)
+    start = time.perf_counter()
+    values = evaluate(ctx, metrics)
+    metric_seconds = time.perf_counter() - start
     record = {
         "algorithm": algo.name,
         "params": format_params(resolved),
@@ -118,8 +122,10 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options) -> CellResult:
         "n_groups": int(sizes.size),
         "min_group": int(sizes.min()),
         "max_group": int(sizes.max()),
-        **evaluate(ctx, metrics),
+        **values,
         "seconds": seconds,
+        "metric_seconds": metric_seconds,
+        "threads": n_threads,
         "max_rss_mb": peak_rss_mb(),
     }
     if info:
