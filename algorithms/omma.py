@@ -48,12 +48,15 @@ Choices where the thesis is ambiguous (each a parameter where it changes results
   ``ζ div M`` (which misplaces the boundary state); the random start and the
   output step of Algorithm 6 happen once, not per cycle.
 * The list is not shuffled between cycles; among equally good swap partners
-  the lowest record index wins. Convergence: SSE_new >= SSE_old − 1e-10·SST.
+  the lowest record index wins. SSE changes within 1e-9 of each other (or of
+  0) count as equal, so rounding noise decides nothing. Convergence:
+  SSE_new >= SSE_old − 1e-10·SST.
 
 Memory: L is held as a CSR list of int32 partners (4 bytes per pair, deleted
 pairs overwritten in place), never as an n×n matrix. On real data almost all
 pairs qualify (Census 93 %, Tarragona 98 %), so the largest n that fits in
-8 GB is about 63,000 (n²/2 · 4 B); a list above ``max_pairs`` is refused.
+8 GB is about 63,000 (n²/2 · 4 B); a list above MAX_PAIRS (1.5·10⁹ pairs,
+6 GB) is refused before it is allocated.
 """
 
 import numpy as np

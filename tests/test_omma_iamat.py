@@ -322,11 +322,12 @@ def test_run_record_carries_the_convergence_cycle():
 # ------------------------------------------------------------------ published values
 @pytest.mark.parametrize("k,fixed,recomputed", [(3, 5.3736, 5.3476), (4, 7.2467, 7.1735),
                                                 (5, 8.9322, 8.6852), (6, 10.1040, 10.1684)])
-def test_iamat_census_table_5_1_within_one_percent(k, fixed, recomputed):
+def test_iamat_census_table_5_1_within_about_one_percent(k, fixed, recomputed):
     published = {3: 5.3639, 4: 7.2170, 5: 8.8428, 6: 9.9871}[k]
     il = run_cell("iamat", "census", k).record["il"]
     assert round(il, 4) == fixed
-    assert abs(il - published) / published < 0.0125
+    # k = 3, 4 within the registry's 1 % band; k = 5, 6 just outside it (1.01 %, 1.17 %)
+    assert abs(il - published) / published < (0.01 if k < 5 else 0.0125)
     assert round(run_cell("iamat", "census", k, params={"mu": "recomputed"}).record["il"], 4) == recomputed
 
 
