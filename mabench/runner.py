@@ -20,6 +20,19 @@ from .seeds import rng_for
 from .standardize import zscore
 
 
+def split_result(out) -> tuple[np.ndarray, dict]:
+    """An algorithm's ``run()`` output as (labels, extra record fields).
+
+    ``run()`` returns either the labels, or ``(labels, info)`` where ``info`` is a
+    dict of JSON scalars (e.g. ``{"converge_cycle": 5}``) that go into the run
+    record next to the standard fields.
+    """
+    if isinstance(out, tuple):
+        labels, info = out
+        return np.asarray(labels, dtype=np.int64), dict(info or {})
+    return np.asarray(out, dtype=np.int64), {}
+
+
 @dataclass
 class CellResult:
     record: dict
@@ -46,13 +59,13 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
     _warm_up(algo, k, d, resolved)
     rng = rng_for(seed, f"algorithm:{algo.name}")
     start = time.perf_counter()
-    labels = algo.run(z, k, resolved, rng)
+    out = algo.run(z, k, resolved, rng)
     seconds = time.perf_counter() - start
-    labels = np.asarray(labels, dtype=np.int64)
+    labels, info = split_result(out)
     sizes = partition.check(labels, n, k, algo.max_group_size(k, resolved), who=algo.name)
     def rerun(z_other: np.ndarray) -> np.ndarray:
         out = algo.run(np.ascontiguousarray(z_other, dtype=np.float64), k, resolved, rng_for(seed, f"algorithm:{algo.name}"))
-        return np.asarray(out, dtype=np.int64)
+        return split_result(out)[0]
 
     options = {**data.metric_defaults(ds.name), **(metric_options or {})}
     ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun)
@@ -71,6 +84,10 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
         **evaluate(ctx, metrics),
         "seconds": seconds,
     }
+    clash = sorted(set(info) & set(record))
+    if clash:
+        raise RuntimeError(f"algorithm {algo.name}: run() info field(s) {clash} clash with standard record fields")
+    record.update(info)
     return CellResult(record, labels)
 
 
