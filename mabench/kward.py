@@ -1,0 +1,76 @@
+"""The univariate k-Ward family on a 1-D score: projections and the shared run step.
+
+kW, kWD, kWR and kWDR (001_26cfb99743cbb1f3.txt Ch. 3, Algorithms 2–4) work on
+one sorted variable. Data with several columns are first projected on one
+axis (Ch. 3 §3.5.4): ``zs`` = the sum of the z-scores, ``fpc`` = the scores on
+the first principal component of the z-scores (the correlation matrix), with
+the sign fixed so that the loading of largest magnitude is positive. The
+partition found on the projection is evaluated on all (standardized)
+columns by the runner. See docs/algorithms/kward.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import UserError
+from .kernels.ward import kward_sorted, kwr_sorted
+
+PROJECTIONS = ("none", "zs", "fpc")
+
+
+def project(Z: np.ndarray, how: str, who: str) -> np.ndarray:
+    """The 1-D score the univariate method sorts on."""
+    n, d = Z.shape
+    if how == "none":
+        if d != 1:
+            raise UserError(f"{who} is univariate but the data have {d} columns; give --param projection=zs "
+                            "(sum of z-scores) or projection=fpc (first principal component), or select one "
+                            "column, e.g. 'tarragona[columns=3]'")
+        return np.ascontiguousarray(Z[:, 0])
+    if how == "zs":
+        return Z.sum(axis=1)
+    if how == "fpc":
+        return Z @ first_component(Z)
+    raise UserError(f"{who}: unknown projection {how!r}; choose one of: {', '.join(PROJECTIONS)}")
+
+
+def first_component(Z: np.ndarray) -> np.ndarray:
+    """Unit loading vector of the first principal component of the (standardized) columns.
+
+    Sign convention: the loading with the largest absolute value is positive
+    (the first such loading when several tie).
+    """
+    cov = (Z.T @ Z) / Z.shape[0]
+    _, vecs = np.linalg.eigh(cov)
+    v = vecs[:, -1].copy()
+    if v[np.argmax(np.abs(v))] < 0:
+        v = -v
+    return v
+
+
+def parse_theta(raw: str, who: str) -> float | None:
+    """``theta=dynamic`` -> None; otherwise a positive number."""
+    if str(raw).strip().lower() == "dynamic":
+        return None
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not np.isfinite(value) or value <= 0:
+        raise UserError(f"{who}: theta={raw!r} must be a positive number (e.g. theta=0.8) or theta=dynamic")
+    return value
+
+
+def run_univariate(Z, k, params, who: str, diagonal: bool, recursive: bool):
+    """Sort the projection, run kW/kWD (or their recursive forms), map labels back to records."""
+    x = project(Z, params["projection"], who)
+    order = np.argsort(x, kind="stable")  # ties keep record order
+    labels = np.empty(x.size, dtype=np.int64)
+    if not recursive:
+        labels[order] = kward_sorted(x[order], k, diagonal)
+        return labels
+    theta = parse_theta(params["theta"], who)
+    sorted_labels, splits, structure = kwr_sorted(x[order], k, theta, diagonal)
+    labels[order] = sorted_labels
+    return labels, {"splits": splits, "structure": structure}
