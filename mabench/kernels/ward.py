@@ -239,9 +239,9 @@ def ward_merge_diagonal(S0, sizes0, k):
         small += sizes[i] < k
         alive[j] = False
         parent[j] = i
-        nxt[i] = nxt[j]
+        nxt[prv[j]] = nxt[j]  # unlink j (the merged group keeps slot i)
         if nxt[j] != -1:
-            prv[nxt[j]] = i
+            prv[nxt[j]] = prv[j]
         todo[nt] = i
         nt += 1
         p = prv[i]
