@@ -39,10 +39,17 @@ class CellResult:
     labels: np.ndarray
 
 
+def call_run(algo, z, k: int, params: dict, rng, raw=None):
+    """``algo.run`` with the raw values passed to the plugins that ask for them (``uses_raw``)."""
+    if algo.uses_raw:
+        return algo.run(z, k, params, rng, raw=raw)
+    return algo.run(z, k, params, rng)
+
+
 def _warm_up(algo, k: int, d: int, params: dict) -> None:
     """Compile the algorithm's kernels on a tiny problem of the same types."""
-    tiny = np.random.default_rng(0).standard_normal((3 * k + 1, d))
-    algo.run(np.ascontiguousarray(tiny), k, params, np.random.default_rng(0))
+    tiny = np.ascontiguousarray(np.random.default_rng(0).standard_normal((3 * k + 1, d)))
+    call_run(algo, tiny, k, params, np.random.default_rng(0), raw=tiny)
 
 
 def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict | None = None,
@@ -59,12 +66,13 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
     _warm_up(algo, k, d, resolved)
     rng = rng_for(seed, f"algorithm:{algo.name}")
     start = time.perf_counter()
-    out = algo.run(z, k, resolved, rng)
+    out = call_run(algo, z, k, resolved, rng, raw=np.ascontiguousarray(ds.values, dtype=np.float64))
     seconds = time.perf_counter() - start
     labels, info = split_result(out)
     sizes = partition.check(labels, n, k, algo.max_group_size(k, resolved), who=algo.name)
     def rerun(z_other: np.ndarray) -> np.ndarray:
-        out = algo.run(np.ascontiguousarray(z_other, dtype=np.float64), k, resolved, rng_for(seed, f"algorithm:{algo.name}"))
+        out = call_run(algo, np.ascontiguousarray(z_other, dtype=np.float64), k, resolved,
+                       rng_for(seed, f"algorithm:{algo.name}"))
         return split_result(out)[0]
 
     options = {**data.metric_defaults(ds.name), **(metric_options or {})}
