@@ -27,8 +27,8 @@ from mabench.api import Algorithm, Param
 from mabench.kward import PROJECTIONS, run_univariate
 
 
-def run(Z, k, params, rng):
-    return run_univariate(Z, k, params, "kw", diagonal=False, recursive=False)
+def run(Z, k, params, rng, raw=None):
+    return run_univariate(Z, k, params, "kw", diagonal=False, recursive=False, raw=raw)
 
 
 ALGORITHM = Algorithm(
@@ -40,4 +40,5 @@ ALGORITHM = Algorithm(
     params={"projection": Param("none", "1-D axis for multi-column data: none | zs (sum of z-scores) | "
                                         "fpc (first principal component)", PROJECTIONS)},
     deterministic=True,
+    uses_raw=True,
 )

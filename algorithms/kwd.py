@@ -23,8 +23,8 @@ from mabench.api import Algorithm, Param
 from mabench.kward import PROJECTIONS, run_univariate
 
 
-def run(Z, k, params, rng):
-    return run_univariate(Z, k, params, "kwd", diagonal=True, recursive=False)
+def run(Z, k, params, rng, raw=None):
+    return run_univariate(Z, k, params, "kwd", diagonal=True, recursive=False, raw=raw)
 
 
 ALGORITHM = Algorithm(
@@ -36,4 +36,5 @@ ALGORITHM = Algorithm(
     params={"projection": Param("none", "1-D axis for multi-column data: none | zs (sum of z-scores) | "
                                         "fpc (first principal component)", PROJECTIONS)},
     deterministic=True,
+    uses_raw=True,
 )

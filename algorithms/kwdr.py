@@ -13,8 +13,8 @@ from mabench.api import Algorithm, Param
 from mabench.kward import PROJECTIONS, run_univariate
 
 
-def run(Z, k, params, rng):
-    return run_univariate(Z, k, params, "kwdr", diagonal=True, recursive=True)
+def run(Z, k, params, rng, raw=None):
+    return run_univariate(Z, k, params, "kwdr", diagonal=True, recursive=True, raw=raw)
 
 
 ALGORITHM = Algorithm(
@@ -29,4 +29,5 @@ ALGORITHM = Algorithm(
         "theta": Param("dynamic", "split threshold: a positive number (fixed) or dynamic"),
     },
     deterministic=True,
+    uses_raw=True,
 )

@@ -25,8 +25,8 @@ from mabench.api import Algorithm, Param
 from mabench.kward import PROJECTIONS, run_univariate
 
 
-def run(Z, k, params, rng):
-    return run_univariate(Z, k, params, "kwr", diagonal=False, recursive=True)
+def run(Z, k, params, rng, raw=None):
+    return run_univariate(Z, k, params, "kwr", diagonal=False, recursive=True, raw=raw)
 
 
 PARAMS = {
@@ -43,4 +43,5 @@ ALGORITHM = Algorithm(
     max_group_size=lambda k, params: 2 * k - 1,
     params=PARAMS,
     deterministic=True,
+    uses_raw=True,
 )
