@@ -60,9 +60,7 @@ def format_params(params: dict[str, Any]) -> str:
     return ",".join(f"{k}={params[k]}" for k in sorted(params))
 
 
-# run(Z, k, params, rng) -> labels, or (labels, info) with info a dict of JSON scalars that the
-# runner adds to the run record (e.g. OMMA's convergence cycle); Z is the standardized (n, d)
-# float64 C-contiguous data.
+# run(Z, k, params, rng) -> labels; Z is the standardized (n, d) float64 C-contiguous data.
 RunFn = Callable[[np.ndarray, int, dict, np.random.Generator], np.ndarray]
 
 
