@@ -139,9 +139,9 @@ def test_the_two_census_settings_that_differ(real):
 # ------------------------------------------------------------------ MAT step, modes, run record
 def test_select_mode_run_record_and_min_pick():
     rec = run_cell("emad", "tarragona", 3, params={"weights": "emim", "width": "100000"}).record
-    assert rec["subsets"] == "7+4+1;7+4+2;7+4+12" and rec["n_possibilities"] == 3
-    ils = [float(v) for v in rec["il_subsets"].split(";")]
-    assert rec["chosen"] == "7+4+1" and abs(rec["il"] - min(ils)) < 1e-4
+    assert rec["info"]["subsets"] == "7+4+1;7+4+2;7+4+12" and rec["info"]["n_possibilities"] == 3
+    ils = [float(v) for v in rec["info"]["il_subsets"].split(";")]
+    assert rec["info"]["chosen"] == "7+4+1" and abs(rec["il"] - min(ils)) < 1e-4
     assert abs(rec["il"] - 24.1333) < 0.05  # Table 6.5, approximately (the thesis's MDAV variant)
 
 
@@ -171,5 +171,5 @@ def test_exhaustive_mode_is_the_minimum_over_all_subsets():
 
 def test_table_6_4_extreme_subsets_on_tarragona():
     rec = run_cell("emad", "tarragona", 3, params={"mode": "exhaustive", "c": "3"}).record
-    assert (rec["argmin"], rec["argmax"]) == ("2+3+10", "5+6+11")  # as printed
-    assert abs(rec["il_min"] - 20.7141) < 0.05 and abs(rec["il_max"] - 34.1569) < 0.05
+    assert (rec["info"]["argmin"], rec["info"]["argmax"]) == ("2+3+10", "5+6+11")  # as printed
+    assert abs(rec["info"]["il_min"] - 20.7141) < 0.05 and abs(rec["info"]["il_max"] - 34.1569) < 0.05

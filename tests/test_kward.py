@@ -335,7 +335,7 @@ def test_table_3_10_projections():
     assert round(run_cell("kw", "tarragona", 3, params={"projection": "zs"}).record["il"], 2) == 30.13
     assert round(run_cell("kw", "tarragona", 3, params={"projection": "fpc"}).record["il"], 2) == 25.35
     rec = run_cell("kwdr", "tarragona", 3, params={"projection": "fpc"}).record
-    assert round(rec["il"], 2) == 25.35 and rec["splits"] == 1 and rec["structure"] == "(()())"
+    assert round(rec["il"], 2) == 25.35 and rec["info"]["splits"] == 1 and rec["info"]["structure"] == "(()())"
 
 
 def test_tables_3_4_and_3_6_recursion_on_tarragona():
@@ -355,5 +355,5 @@ def test_tables_3_4_and_3_6_recursion_on_tarragona():
 
 def test_run_record_carries_the_recursion():
     rec = run_cell("kwr", "tarragona[columns=2]", 3, params={"theta": "0.8"}).record
-    assert (rec["splits"], rec["structure"]) == (2, "(()(()()))")
-    assert "splits" not in run_cell("kw", "tarragona[columns=2]", 3).record
+    assert (rec["info"]["splits"], rec["info"]["structure"]) == (2, "(()(()()))")
+    assert "info" not in run_cell("kw", "tarragona[columns=2]", 3).record
