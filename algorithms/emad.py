@@ -30,7 +30,7 @@ closest to the printed numbers):
 * ``mat`` — the MDAV of Ch. 6 (k is not stated; k = 3 is used for the tables):
   ``cbfs_fixed`` (default; one group per step around the record farthest from
   the fixed global centroid, the last k..2k−1 form a group: mean |Δ| 0.04 IL
-  points over 20 printed three-variable rows), ``cbfs`` (the Ch. 4 MDAV,
+  points over 19 printed three-variable rows), ``cbfs`` (the Ch. 4 MDAV,
   centroid of the remaining records: 0.16) or ``mdav`` (MDAV-generic: 0.25).
 
 Run record: ``ranking`` (variable:degree, best first), ``subsets`` (every
