@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 CORES  ?= 2
 CONFIG ?= config/config.yaml
 
-.PHONY: reproduce test bench bench-baseline bench-compare regress regress-baseline env clean
+.PHONY: reproduce test slurm-test slurm-stop bench bench-baseline bench-compare regress regress-baseline env clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,16 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest -m bench --benchmark-enable tests/benchmarks
+
+# The smoke workflow through a real one-node SLURM cluster started on this machine (as root:
+# installs Debian's slurm-wlm and munge if missing), compared with a local run.
+slurm-test: $(STAMP)
+	bash workflow/slurm/local-cluster.sh
+	$(BIN)/python -m pip install --quiet -e '.[test,slurm]'
+	$(BIN)/python -m pytest -m slurm tests/test_slurm.py
+
+slurm-stop:
+	bash workflow/slurm/local-cluster.sh stop
 
 # Speed regressions of the kernels: save a baseline before a change, compare after it
 # (fails when a benchmark's median is more than 25 % slower; same machine, same load).

@@ -18,7 +18,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from . import data, partition, plugins
+from . import data, partition, plugins, threads
 from .api import format_params
 from .errors import UserError
 from .metrics import EvalContext, applicable, evaluate
@@ -101,6 +101,7 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
 def _cell(algo, resolved, ds, z, k, seed, metrics, options) -> CellResult:
     n, d = z.shape
     rng = rng_for(seed, f"algorithm:{algo.name}")
+    n_threads = threads.adapt()
     start = time.perf_counter()
     out = call_run(algo, z, k, resolved, rng, raw=np.ascontiguousarray(ds.values, dtype=np.float64))
     seconds = time.perf_counter() - start
@@ -127,6 +128,7 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options) -> CellResult:
         "max_group": int(sizes.max()),
         **evaluate(ctx, metrics),
         "seconds": seconds,
+        "threads": n_threads,
         "max_rss_mb": peak_rss_mb(),
     }
     if info:
