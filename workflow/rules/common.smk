@@ -153,7 +153,8 @@ def _check_plugins(cfg):
         too_big = [k for k in info["k"] if n is not None and k > n]
         if too_big:
             problems.append(f"{where}: k={too_big[0]} is larger than the data set's n={n} records; use k <= {n}")
-        info["algorithms"] = list(entry.get("algorithms", list(cfg["algorithms"])))
+        everywhere = [a for a, e in cfg["algorithms"].items() if e.get("on_every_dataset", True)]
+        info["algorithms"] = list(entry.get("algorithms", everywhere))
         for algo_id in info["algorithms"]:
             if algo_id not in cfg["algorithms"]:
                 problems.append(
