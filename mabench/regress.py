@@ -42,7 +42,7 @@ def cells(config: dict, only: str | None = None):
     algos = config["algorithms"]
     for ds_id, entry in config["datasets"].items():
         spec = entry["spec"]
-        name = data.parse_spec(spec)[0] if not spec.endswith((".csv", ".parquet")) else None
+        name = data.parse_spec(spec)[0] if not data.looks_like_path(spec) else None
         if name not in catalog:
             continue
         for algo_id in entry.get("algorithms", list(algos)):
