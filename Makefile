@@ -37,11 +37,7 @@ bench: $(STAMP)
 
 # The smoke workflow through a real one-node SLURM cluster started on this machine (as root:
 # installs Debian's slurm-wlm and munge if missing), compared with a local run.
-slurm-record-time:
-	$(BIN)/python -c "import json, pathlib; from mabench import timing; \
-	timing.append(json.loads(pathlib.Path('results/timing.json').read_text()), pathlib.Path('docs/workflow-time.csv'))"
-
-test: $(STAMP)
+slurm-test: $(STAMP)
 	bash workflow/slurm/local-cluster.sh
 	$(BIN)/python -m pip install --quiet -e '.[test,slurm]'
 	$(BIN)/python -m pytest -m slurm tests/test_slurm.py
