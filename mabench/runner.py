@@ -26,6 +26,16 @@ class CellResult:
     labels: np.ndarray
 
 
+def split_output(out) -> tuple[np.ndarray, dict]:
+    """An algorithm's ``run`` returns labels, or ``(labels, extra)`` where ``extra`` is a dict of
+    JSON-serializable fields added to the run record (e.g. a search method's iterations and its
+    anytime trace). Standard record fields cannot be overridden."""
+    if isinstance(out, tuple):
+        labels, extra = out
+        return labels, dict(extra)
+    return out, {}
+
+
 def _warm_up(algo, k: int, d: int, params: dict) -> None:
     """Compile the algorithm's kernels on a tiny problem of the same types."""
     tiny = np.random.default_rng(0).standard_normal((3 * k + 1, d))
@@ -46,12 +56,13 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
     _warm_up(algo, k, d, resolved)
     rng = rng_for(seed, f"algorithm:{algo.name}")
     start = time.perf_counter()
-    labels = algo.run(z, k, resolved, rng)
+    labels, extra = split_output(algo.run(z, k, resolved, rng))
     seconds = time.perf_counter() - start
     labels = np.asarray(labels, dtype=np.int64)
     sizes = partition.check(labels, n, k, algo.max_group_size(k, resolved), who=algo.name)
     def rerun(z_other: np.ndarray) -> np.ndarray:
-        out = algo.run(np.ascontiguousarray(z_other, dtype=np.float64), k, resolved, rng_for(seed, f"algorithm:{algo.name}"))
+        out, _ = split_output(algo.run(np.ascontiguousarray(z_other, dtype=np.float64), k, resolved,
+                                       rng_for(seed, f"algorithm:{algo.name}")))
         return np.asarray(out, dtype=np.int64)
 
     options = {**data.metric_defaults(ds.name), **(metric_options or {})}
@@ -71,6 +82,10 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
         **evaluate(ctx, metrics),
         "seconds": seconds,
     }
+    clash = sorted(set(extra) & set(record))
+    if clash:
+        raise RuntimeError(f"algorithm {algo.name}: extra record field {clash[0]!r} clashes with a standard field")
+    record.update(extra)
     return CellResult(record, labels)
 
 
