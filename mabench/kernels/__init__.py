@@ -4,7 +4,9 @@
 * :mod:`.distances` — distance passes and the farthest remaining record;
 * :mod:`.nearest` — a record with its k−1 nearest remaining records;
 * :mod:`.groups` — centroids, SSE, leftovers to the nearest group;
-* :mod:`.mdav` — the MDAV family's main loop.
+* :mod:`.mdav` — the MDAV family's main loop;
+* :mod:`.localsearch` — group state of a partition, exact move/swap costs, move/swap descent, perturbation;
+* :mod:`.icsm` — ICSM's SimpleHeuristic, Tour, Tour2Assignment (cyclic HM) and ComplexHeuristic.
 
 Algorithm plugins import what they need from here (``from mabench import kernels as K``).
 """
@@ -23,10 +25,18 @@ from .distances import argmax_alive, distances_from, load_point, sqdist  # noqa:
 from .groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
 from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
 from .nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
+from .localsearch import (EPS, apply_move, apply_swap, best_change, group_state, move_swap_descent,  # noqa: E402
+                          nearest_groups, perturb, r1, r2, r3, swap_cost, total_sse)
+from .icsm import (complex_heuristic, grow_update, group_scores, group_scores_fast, simple_heuristic, slide_update, tour,  # noqa: E402
+                   tour2assignment, window_costs)
 
 __all__ = [
     "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",
     "argmax_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
     "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "scratch", "sqdist",
     "sse", "take_nearest", "work_buffer",
+    "EPS", "apply_move", "apply_swap", "best_change", "group_state", "move_swap_descent", "nearest_groups", "perturb",
+    "r1", "r2", "r3", "swap_cost", "total_sse",
+    "complex_heuristic", "grow_update", "group_scores", "group_scores_fast", "simple_heuristic", "slide_update", "tour", "tour2assignment",
+    "window_costs",
 ]
