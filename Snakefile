@@ -49,6 +49,8 @@ rule all:
         "results/tables/index.md",
         "results/figures/il_vs_k.png",
         "results/figures/il_vs_k.pdf",
+        "results/figures/anytime.png",
+        "results/tables/best_known.md",
         RUN_JSONS,
         METRIC_JSONS,
     default_target: True

@@ -134,7 +134,8 @@ def cmd_figures(args) -> None:
     from . import figures, tables
 
     results = tables.read_results(args.results)
-    written = figures.il_vs_k(results, args.out_dir) + figures.ru_map(results, args.out_dir)
+    written = (figures.il_vs_k(results, args.out_dir) + figures.ru_map(results, args.out_dir)
+               + figures.anytime(results, args.out_dir))
     _print_json({"figures": [str(p) for p in written]})
 
 
@@ -223,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out-dir", required=True)
     s.set_defaults(func=cmd_tables)
 
-    s = sub.add_parser("figures", help="draw IL-versus-k and R-U map figures (PNG and PDF)")
+    s = sub.add_parser("figures", help="draw IL-versus-k, R-U map and anytime (IL versus time) figures (PNG and PDF)")
     s.add_argument("--results", required=True)
     s.add_argument("--out-dir", required=True)
     s.set_defaults(func=cmd_figures)
