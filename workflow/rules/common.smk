@@ -72,7 +72,7 @@ def _check_plugins(cfg):
             plugins.algorithm(entry["algorithm"]).resolve(params)
         except UserError as exc:
             problems.append(f"algorithms.{algo_id}: {exc}")
-        algos[algo_id] = {"algorithm": entry["algorithm"], "params": params}
+        algos[algo_id] = {"algorithm": entry["algorithm"], "params": params, "k": entry.get("k")}
 
     try:
         parse_names(",".join(cfg["metrics"]))
@@ -147,6 +147,7 @@ CELLS = [
     for ds_id, ds in DATASETS.items()
     for algo_id in ds["algorithms"]
     for k in ds["k"]
+    if ALGORITHMS[algo_id]["k"] is None or k in ALGORITHMS[algo_id]["k"]
     for seed in ds["seeds"]
 ]
 RUN_JSONS = [f"results/runs/{c}.json" for c in CELLS]
