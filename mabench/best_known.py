@@ -175,7 +175,6 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     st = search.State(Z, start_labels if start_labels is not None else K.mdav_labels(Z, k, K.TAIL_2K), k, kmax)
     tr = search.Trace(search.sst(Z))
     il_start = tr.il(st.sse)
-    search.descent(st, neighbours)
     search.icsm(st)
     rng = np.random.default_rng([seed, k, _order(dataset)])
 
