@@ -143,7 +143,7 @@ def record(dataset: str, k: int, labels: np.ndarray, method: str, params: str, s
     index = load_index(root) if path.exists() else pd.DataFrame(columns=COLUMNS)
     mask = (index["dataset"] == dataset) & (index["k"].astype(int) == int(k))
     prev = float(index.loc[mask, "il"].iloc[0]) if mask.any() else float("nan")
-    if mask.any() and not il < prev - 1e-9:
+    if mask.any() and not il < prev - 1e-7:  # prev is stored to 8 decimals
         return False, il, prev
     name = f"{dataset}_k{k}.csv.gz"
     _write_partition(root / name, labels)
