@@ -57,7 +57,7 @@ def run(Z, k, params, rng):
     il = tr.il(st.sse)
     return st.labels, {"iterations": int(iterations), "restarts_done": int(done), "il_init": il_init,
                        "gain": 100.0 * (1.0 - il / il_init) if il_init > 0 else 0.0,
-                       "trace": search.trace_json(tr)}
+                       "trace": search.trace_points(tr)}
 
 
 ALGORITHM = Algorithm(

@@ -90,16 +90,23 @@ def ru_map(results: pd.DataFrame, out_dir) -> list[Path]:
 
 
 def anytime(results: pd.DataFrame, out_dir) -> list[Path]:
-    """IL against time (log axis) per data set and k: each search method's anytime trace (the
-    ``trace`` column, [seconds, IL] at every improvement; first draw) as a step line, every other
+    """IL against time (log axis) per data set and k: each search method's anytime trace (``trace``
+    in the record's ``info``: [seconds, IL] at every improvement; first draw) as a step line, every other
     method as a point at (its seconds, its IL)."""
     import json
 
     plt, sns = _pyplot()
     frame = results.copy()
     frame["method"] = _label(frame)
-    has_trace = frame["trace"].notna() if "trace" in frame else pd.Series(False, index=frame.index)
-    searched = frame[has_trace]
+
+    def trace_of(info):
+        if not isinstance(info, str) or not info:
+            return None
+        points = json.loads(info).get("trace")
+        return points or None
+
+    frame["_trace"] = frame["info"].map(trace_of) if "info" in frame else None
+    searched = frame[frame["_trace"].notna()]
     panels = sorted({(r.dataset_id, int(r.k)) for r in searched.itertuples()})
     if not panels:
         fig, ax = plt.subplots(figsize=(4, 2))
@@ -119,9 +126,8 @@ def anytime(results: pd.DataFrame, out_dir) -> list[Path]:
         cell = frame[(frame["dataset_id"] == ds) & (frame["k"] == k)]
         for method, part in cell.groupby("method"):
             first = part.sort_values("seed").iloc[0]
-            trace = first.get("trace") if "trace" in part else None
-            if isinstance(trace, str) and trace:
-                pts = json.loads(trace)
+            pts = first["_trace"]
+            if pts:
                 ts = [max(t, 1e-4) for t, _ in pts] + [max(float(first["seconds"]), 1e-4)]
                 ils = [il for _, il in pts] + [pts[-1][1]]
                 ax.step(ts, ils, where="post", color=colors[method], lw=1.2, label=method)

@@ -209,8 +209,7 @@ def init_bound(k: int, params: dict) -> int | None:
     return None if bound is None else max(2 * k - 1, bound)
 
 
-def trace_json(trace: Trace) -> str:
-    """The trace as a compact JSON list of [seconds, IL] (a string column in the results table)."""
-    import json
-
-    return json.dumps([[t, round(il, 10)] for t, il in trace.points])
+def trace_points(trace: Trace) -> list:
+    """The trace as a list of [seconds, IL] (kept in the run record's ``info``; the results table
+    stores ``info`` as JSON text)."""
+    return [[t, round(il, 10)] for t, il in trace.points]

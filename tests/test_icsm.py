@@ -196,10 +196,10 @@ def test_icsm_and_ls_improve_on_mdav(tarragona_k3):
     for name, res in tarragona_k3.items():
         rec = res.record
         assert rec["il"] < mdav - 1.0, name
-        assert rec["il_init"] == pytest.approx(mdav)
-        assert rec["gain"] == pytest.approx(100 * (1 - rec["il"] / mdav))
+        assert rec["info"]["il_init"] == pytest.approx(mdav)
+        assert rec["info"]["gain"] == pytest.approx(100 * (1 - rec["il"] / mdav))
         assert 3 <= rec["min_group"] and rec["max_group"] <= 5
-        trace = json.loads(rec["trace"])
+        trace = rec["info"]["trace"]
         assert trace[0][1] == pytest.approx(mdav) and trace[-1][1] == pytest.approx(rec["il"])
         assert all(b[1] <= a[1] + 1e-12 for a, b in zip(trace, trace[1:]))
     assert tarragona_k3["icsm"].record["il"] < tarragona_k3["ls"].record["il"]
@@ -210,19 +210,19 @@ def test_search_plugins_are_deterministic(tarragona_k3):
         a = run_cell(name, "census", 3, 7, params)
         b = run_cell(name, "census", 3, 7, params)
         assert a.labels.tolist() == b.labels.tolist()
-        assert [p[1] for p in json.loads(a.record["trace"])] == [p[1] for p in json.loads(b.record["trace"])]
+        assert [p[1] for p in a.record["info"]["trace"]] == [p[1] for p in b.record["info"]["trace"]]
 
 
 def test_restarts_never_lose_the_best():
     plain = run_cell("ls", "census", 4, 0, {}).record["il"]
     more = run_cell("ls", "census", 4, 0, {"restarts": "40"}).record
-    assert more["il"] <= plain + 1e-12 and more["restarts_done"] == 40
+    assert more["il"] <= plain + 1e-12 and more["info"]["restarts_done"] == 40
 
 
 def test_improves_any_init_and_rejects_a_search_as_init():
     base = run_cell("cbfs", "tarragona", 4, 0, {}).record["il"]
     rec = run_cell("ls", "tarragona", 4, 0, {"init": "cbfs", "init_params": ""}).record
-    assert rec["il"] < base and rec["il_init"] == pytest.approx(base)
+    assert rec["il"] < base and rec["info"]["il_init"] == pytest.approx(base)
     assert main(["run", "ls", "tarragona", "-k", "3", "--param", "init=icsm"]) == 2
 
 
