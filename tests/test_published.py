@@ -162,7 +162,7 @@ def test_mappings(reg):
     icsm = reg[(reg["source"] == "icsm2015") & (reg["column"] == "IL_MDAV")]
     assert set(icsm["params"]) == {"tail=2k"}
     t4 = reg[(reg["source"] == "icsm2015") & (reg["table"] == "Table 4")]
-    assert set(zip(t4["column"], t4["algorithm"], t4["params"])) == {("IL_ICSM", "icsm", "restarts=10"),
+    assert set(zip(t4["column"], t4["algorithm"], t4["params"])) == {("IL_ICSM", "icsm", "restarts=5"),
                                                                      ("IL_LS", "ls", "restarts=200")}
     assert set(icsm.loc[icsm["rule"] == "draws", "dataset"]) == {"icsm_synthetic", "sim1", "sim2", "sim3"}
     th = cell(reg, table="Table 4.4", row="Census, ID", column="k=3 MDAV")
