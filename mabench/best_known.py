@@ -155,9 +155,10 @@ def record(dataset: str, k: int, labels: np.ndarray, method: str, params: str, s
 
 
 def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "icsm", restarts: int = 0,
-            perturb: int = 20, neighbours: int = 8, root=None) -> dict:
-    """Search from the entry's partition (or from MDAV + ICSM when there is none) for ``budget``
-    seconds (or ``restarts`` restarts); replace the entry only when the result is lower."""
+            perturb: int = 20, neighbours: int = 8, dissolve: float = 0.2, root=None) -> dict:
+    """Search from the entry's partition (or from MDAV when there is none): ICSM, then perturbation
+    restarts for ``budget`` seconds (or ``restarts`` restarts; a share ``dissolve`` of them dissolve a
+    random group instead of exchanging records), then ICSM; replace the entry only when lower."""
     from . import kernels as K
     from . import search
 
@@ -185,9 +186,9 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
         if method == "icsm":
             search.icsm(s, use_complex=False)
 
-    _, _, done = search.iterate(st, improve_fn, restarts, budget, perturb, neighbours, rng, tr, local)
+    _, _, done = search.iterate(st, improve_fn, restarts, budget, perturb, neighbours, rng, tr, local, dissolve)
     search.icsm(st)
-    params = f"perturb={perturb};neighbours={neighbours};restarts={done}"
+    params = f"perturb={perturb};neighbours={neighbours};dissolve={dissolve};restarts={done}"
     replaced, il, prev = record(dataset, k, st.labels, f"{method}+restarts", params, seed,
                                 f"{budget:g}s" if budget > 0 else f"{restarts} restarts", root, Z)
     return {"dataset": dataset, "k": k, "il_start": il_start, "il": il, "previous": prev, "replaced": replaced,

@@ -233,7 +233,7 @@ def cmd_best_known(args) -> None:
         if not args.dataset or args.k is None:
             raise UserError("best-known improve needs DATASET and -k, e.g. `mabench best-known improve eia -k 3 --budget 60`")
         _print_json(best_known.improve(args.dataset, args.k, args.budget, args.seed, args.method, args.restarts,
-                                       root=args.dir))
+                                       dissolve=args.dissolve, root=args.dir))
     else:
         if not args.out_dir:
             raise UserError("best-known table needs --out-dir")
@@ -346,6 +346,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0, help="improve: seed of the perturbations")
     s.add_argument("--method", choices=["icsm", "ls"], default="icsm",
                    help="improve: re-improve each perturbation with ICSM's inner loop, or with moves/swaps only")
+    s.add_argument("--dissolve", type=float, default=0.2,
+                   help="improve: share of restarts that dissolve a random group instead of exchanging records")
     s.add_argument("--dir", help="registry folder (default: config/best_known)")
     s.add_argument("--out-dir", help="table: where best_known.{md,csv} go")
     s.set_defaults(func=cmd_best_known)

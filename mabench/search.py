@@ -142,7 +142,8 @@ def icsm(st: State, pool_n: int = 100, pool: str = "best", max_iterations: int =
 
 
 def iterate(st: State, improve, restarts: int, budget: float, perturb: int, neighbours: int,
-            rng: np.random.Generator, trace: Trace | None = None, local=None) -> tuple[np.ndarray, float, int]:
+            rng: np.random.Generator, trace: Trace | None = None, local=None,
+            dissolve: float = 0.0) -> tuple[np.ndarray, float, int]:
     """Random-perturbation restarts around the best partition found so far.
 
     Each restart: copy the best partition, exchange m ~ U{1..perturb} random records with
@@ -150,6 +151,8 @@ def iterate(st: State, improve, restarts: int, budget: float, perturb: int, neig
     valid), run ``local`` (a cheap descent seeded with the touched records; optional) and then
     ``improve``; keep the result if its SSE is lower. Stops after ``restarts`` restarts, or
     once ``budget`` seconds have passed (``budget > 0``; ``restarts = 0`` then means no limit).
+    With probability ``dissolve`` a restart instead dissolves a random group into the nearest
+    groups with room (the number of groups drops by one; the descent may then split others).
     Returns (best labels, best SSE, restarts done).
     """
     best = st.copy_labels()
@@ -164,12 +167,19 @@ def iterate(st: State, improve, restarts: int, budget: float, perturb: int, neig
             break
         if not restarts and budget <= 0:
             break
-        m = int(rng.integers(1, perturb + 1))
-        picks = rng.choice(n, size=min(m, n), replace=False).astype(np.int64)
-        partners = rng.random(len(picks))
         st.set(best)
-        touched = K.perturb(st.Z, st.labels, st.sizes, st.means, st.members, st.pos, len(picks), neighbours,
-                            picks, partners)
+        if dissolve > 0 and rng.random() < dissolve and st.sizes.size > 1:
+            g = int(rng.integers(st.sizes.size))
+            touched = K.dissolve(st.Z, g, st.kmax, st.labels, st.sizes, st.means, st.members, st.pos)
+            if len(touched) < int(np.bincount(best)[g]):  # no room: nothing or part moved; start over
+                done += 1
+                continue
+        else:
+            m = int(rng.integers(1, perturb + 1))
+            picks = rng.choice(n, size=min(m, n), replace=False).astype(np.int64)
+            partners = rng.random(len(picks))
+            touched = K.perturb(st.Z, st.labels, st.sizes, st.means, st.members, st.pos, len(picks), neighbours,
+                                picks, partners)
         st.resync()
         if local is not None:
             local(st, touched)

@@ -185,6 +185,30 @@ def test_descent_reaches_a_move_swap_local_optimum():
                     assert K.r2(s.Z, x, q, s.sizes, s.means) + K.r3(s.Z, x, p, s.sizes, s.means) > -1e-9
 
 
+def test_dissolve_keeps_the_partition_valid():
+    Z = np.random.default_rng(4).standard_normal((100, 3))
+    s = state(Z, K.mdav_labels(Z, 4, K.TAIL_2K), 4)
+    c = s.sizes.size
+    moved = K.dissolve(s.Z, 2, 7, s.labels, s.sizes, s.means, s.members, s.pos)
+    assert len(moved) == 4 and s.sizes[2] == 0
+    s.resync()
+    sizes = np.bincount(s.labels)
+    assert sizes.size == c - 1 and sizes.min() >= 4 and sizes.max() <= 7
+    assert s.sse == pytest.approx(sum(sse_np(Z[s.labels == g]) for g in range(c - 1)))
+
+
+def test_budget_restarts_with_dissolve_stay_valid():
+    Z = np.random.default_rng(8).standard_normal((120, 3))
+    s = state(Z, K.mdav_labels(Z, 5, K.TAIL_2K), 5)
+    search.descent(s, 8)
+    before = s.sse
+    best, sse, done = search.iterate(s, lambda st_: None, 30, 0.0, 5, 4, np.random.default_rng(1),
+                                     local=lambda st_, t: search.descent(st_, 8, start=t), dissolve=0.5)
+    assert done == 30 and sse <= before
+    sizes = np.bincount(best)
+    assert sizes.min() >= 5 and sizes.max() <= 9
+
+
 # ------------------------------------------------------------------ plugins on the real data
 @pytest.fixture(scope="module")
 def tarragona_k3():

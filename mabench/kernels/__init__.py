@@ -32,7 +32,7 @@ from .distances import argmax_alive, distances_from, load_point, sqdist  # noqa:
 from .groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
 from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
 from .nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
-from .localsearch import (EPS, apply_move, apply_swap, best_change, group_state, move_swap_descent,  # noqa: E402
+from .localsearch import (EPS, apply_move, apply_swap, best_change, dissolve, group_state, move_swap_descent,  # noqa: E402
                           nearest_groups, perturb, r1, r2, r3, swap_cost, total_sse)
 from .icsm import (complex_heuristic, grow_update, group_scores, group_scores_fast, simple_heuristic, slide_update, tour,  # noqa: E402
                    tour2assignment, window_costs)
@@ -42,7 +42,7 @@ __all__ = [
     "argmax_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
     "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "scratch", "sqdist",
     "sse", "take_nearest", "work_buffer",
-    "EPS", "apply_move", "apply_swap", "best_change", "group_state", "move_swap_descent", "nearest_groups", "perturb",
+    "EPS", "apply_move", "apply_swap", "best_change", "dissolve", "group_state", "move_swap_descent", "nearest_groups", "perturb",
     "r1", "r2", "r3", "swap_cost", "total_sse",
     "complex_heuristic", "grow_update", "group_scores", "group_scores_fast", "simple_heuristic", "slide_update", "tour", "tour2assignment",
     "window_costs",

@@ -310,3 +310,34 @@ def total_sse(Z, labels, means):
             t = Z[i, j] - means[g, j]
             s += t * t
     return s
+
+
+@njit(cache=True)
+def dissolve(Z, g, kmax, labels, sizes, means, members, pos):
+    """Move every record of group g into the group with the nearest centroid that has room
+    (size < kmax), one by one; the emptied group is left with size 0 (the caller relabels).
+    Returns the moved records, or an empty array (and no change) if some record finds no room."""
+    c = sizes.shape[0]
+    m = sizes[g]
+    moved = members[g, :m].copy()
+    room = 0
+    for q in range(c):
+        if q != g and sizes[q] < kmax:
+            room += kmax - sizes[q]
+    if room < m:
+        return moved[:0]
+    for t in range(m):
+        x = moved[t]
+        best = -1
+        best_v = np.inf
+        for q in range(c):
+            if q == g or sizes[q] >= kmax or sizes[q] == 0:
+                continue
+            v = sqdist_to(Z, x, means, q)
+            if v < best_v:
+                best_v = v
+                best = q
+        if best < 0:
+            return moved[:t]
+        apply_move(Z, x, best, labels, sizes, means, members, pos)
+    return moved
