@@ -305,3 +305,17 @@ def test_best_known_record_replaces_only_when_lower(tmp_path):
     replaced, il, prev = best_known.record("tarragona", 3, s.labels, "ls", "", 0, "-", root, Z)
     assert replaced and il < prev
     assert best_known.verify(root)[1] == []
+
+
+def test_anytime_figure_draws_traces_and_points(tmp_path):
+    from mabench import figures
+
+    trace = json.dumps({"trace": [[0.0, 17.0], [0.01, 15.5], [0.2, 15.0]], "gain": 11.0})
+    frame = pd.DataFrame([
+        {"dataset_id": "tarragona", "algorithm": "icsm", "params": "", "k": 3, "seed": 0, "il": 15.0, "seconds": 0.3,
+         "info": trace},
+        {"dataset_id": "tarragona", "algorithm": "mdav", "params": "tail=2k", "k": 3, "seed": 0, "il": 16.9,
+         "seconds": 0.001, "info": None},
+    ])
+    written = figures.anytime(frame, tmp_path)
+    assert [p.name for p in written] == ["anytime.png", "anytime.pdf"] and all(p.stat().st_size > 0 for p in written)
