@@ -48,6 +48,8 @@ rule all:
         "results/tables/index.md",
         "results/figures/il_vs_k.png",
         "results/figures/il_vs_k.pdf",
+        "results/figures/anytime.png",
+        "results/tables/best_known.md",
         CELL_RECORDS,
         CELL_PARTITIONS,
         DATA_FILES,

@@ -94,3 +94,67 @@ def ru_map(results: pd.DataFrame, out_dir) -> list[Path]:
     written = _save(grid.figure, Path(out_dir), "ru_map")
     plt.close(grid.figure)
     return written
+
+
+def anytime(results: pd.DataFrame, out_dir) -> list[Path]:
+    """IL against time (log axis) per data set and k: each search method's anytime trace (``trace``
+    in the record's ``info``: [seconds, IL] at every improvement; first draw) as a step line, every other
+    method as a point at (its seconds, its IL)."""
+    import json
+
+    plt, sns = _pyplot()
+    frame = results.copy()
+    frame["method"] = _label(frame)
+
+    def trace_of(info):
+        if not isinstance(info, str) or not info:
+            return None
+        points = json.loads(info).get("trace")
+        return points or None
+
+    frame["_trace"] = frame["info"].map(trace_of) if "info" in frame else None
+    searched = frame[frame["_trace"].notna()]
+    panels = sorted({(r.dataset_id, int(r.k)) for r in searched.itertuples()})
+    if not panels:
+        fig, ax = plt.subplots(figsize=(4, 2))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no search method (a run record with a trace) in these results", ha="center", va="center",
+                fontsize=8)
+        written = _save(fig, Path(out_dir), "anytime")
+        plt.close(fig)
+        return written
+    cols = min(4, len(panels))
+    rows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.6 * rows), squeeze=False)
+    methods = sorted(frame["method"].unique())
+    colors = dict(zip(methods, sns.color_palette("tab10", len(methods)) if len(methods) <= 10
+                      else sns.color_palette("husl", len(methods))))
+    for ax, (ds, k) in zip(axes.flat, panels):
+        cell = frame[(frame["dataset_id"] == ds) & (frame["k"] == k)]
+        for method, part in cell.groupby("method"):
+            first = part.sort_values("seed").iloc[0]
+            pts = first["_trace"]
+            if pts:
+                ts = [max(t, 1e-4) for t, _ in pts] + [max(float(first["seconds"]), 1e-4)]
+                ils = [il for _, il in pts] + [pts[-1][1]]
+                ax.step(ts, ils, where="post", color=colors[method], lw=1.2, label=method)
+            else:
+                ax.scatter([max(float(part["seconds"].mean()), 1e-4)], [part["il"].mean()], color=colors[method],
+                           marker="o", s=18, label=method, zorder=3)
+        ax.set_xscale("log")
+        ax.set_title(f"{ds}, k={k}", fontsize=8)
+        ax.set_xlabel("seconds (log)", fontsize=7)
+        ax.set_ylabel("IL (% of SST)", fontsize=7)
+        ax.tick_params(labelsize=6)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    handles, labels = {}, {}
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=min(4, len(handles)), fontsize=6,
+               bbox_to_anchor=(0.5, -0.02 - 0.03 * (len(handles) // 4)))
+    fig.tight_layout()
+    written = _save(fig, Path(out_dir), "anytime")
+    plt.close(fig)
+    return written
