@@ -407,5 +407,5 @@ def test_figures_with_one_k_per_data_set_write_placeholders(tmp_path, capsys):
     io.write_parquet(tmp_path / "r.parquet", pd.DataFrame(rows))
     proc = main(capsys, "figures", "--results", tmp_path / "r.parquet", "--out-dir", tmp_path / "fig")
     assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in (tmp_path / "fig").iterdir()) == ["il_vs_k.pdf", "il_vs_k.png", "ru_map.pdf",
-                                                                    "ru_map.png"]
+    written = {p.name for p in (tmp_path / "fig").iterdir()}
+    assert {"il_vs_k.pdf", "il_vs_k.png", "ru_map.pdf", "ru_map.png"} <= written, written
