@@ -80,7 +80,7 @@ def save(fig, out_dir, stem: str, formats=("png", "pdf")) -> list[Path]:
     return written
 
 
-def png_bytes(fig, dpi: int = 110) -> bytes:
+def png_bytes(fig, dpi: int = 100) -> bytes:
     """The figure as PNG bytes (for embedding); closes it."""
     import io as _io
 
@@ -286,8 +286,7 @@ def _finish(fig, handles: list, title: str = "", ncol: int = 3):
     legend = fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=max(1, ncol),
                         fontsize=7, frameon=False)
     if title:
-        fig.canvas.draw()
-        box = legend.get_window_extent().transformed(fig.transFigure.inverted())
+        box = legend.get_window_extent(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted())
         fig.suptitle(title, y=box.y1 + 0.005, va="bottom", fontsize=9)
     return fig
 

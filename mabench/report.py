@@ -22,7 +22,8 @@ CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:2em auto;max-width:1200px;
 padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}h3{font-size:1em}
-table{border-collapse:collapse;font-size:.8em;margin:.5em 0 1em}
+table{border-collapse:collapse;font-size:.78em;margin:.5em 0 1em;width:100%}
+td.cause{min-width:26em}td.method{word-break:break-all;max-width:14em}
 th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
 th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.v-reproduced td.verdict{background:#1a9850;color:#fff}
@@ -74,7 +75,8 @@ def _table_html(part: pd.DataFrame, name: str) -> str:
     for verdict, (_, row) in zip(part["verdict"], shown.iterrows()):
         cells = []
         for col, val in row.items():
-            cls = "verdict" if col == "Verdict" else ("num" if col in numeric else "")
+            cls = {"Verdict": "verdict", "Cause": "cause", "Harness method": "method",
+                   "Data set": "method"}.get(col, "num" if col in numeric else "")
             cells.append(f'<td class="{cls}">{_esc(val)}</td>' if cls else f"<td>{_esc(val)}</td>")
         body.append(f'<tr class="v-{_cls(verdict)}">{"".join(cells)}</tr>')
     return (f'<table data-table="{_esc(name)}"><thead><tr>{head}</tr></thead>'
