@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 CORES  ?= 2
 CONFIG ?= config/config.yaml
 
-.PHONY: reproduce test bench env clean
+.PHONY: reproduce test bench bench-baseline bench-compare regress regress-baseline env clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,27 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest -m bench --benchmark-enable tests/benchmarks
+
+# Speed regressions of the kernels: save a baseline before a change, compare after it
+# (fails when a benchmark's median is more than 25 % slower; same machine, same load).
+bench-baseline: $(STAMP)
+	$(BIN)/python -m pytest -m bench --benchmark-enable --benchmark-save=baseline tests/benchmarks
+
+bench-compare: $(STAMP)
+	$(BIN)/python -m pytest -m bench --benchmark-enable --benchmark-compare \
+		--benchmark-compare-fail=median:25% tests/benchmarks
+
+# Regression check of every number: every algorithm id of the default configuration on the fixed
+# data sets, compared cell by cell with the tracked baseline (IL, verdicts, time; docs/regression.md).
+REGRESS_BASELINE := config/regress/baseline.csv
+regress: $(STAMP)
+	$(BIN)/mabench regress --out results/regress/current.csv
+	$(BIN)/mabench compare $(REGRESS_BASELINE) results/regress/current.csv $(if $(CHANGED),--changed $(CHANGED)) \
+		--out results/regress/report.md --cells-out results/regress/cells.csv
+
+# Refresh the baseline on purpose (after an intended change; commit the new file with it).
+regress-baseline: $(STAMP)
+	$(BIN)/mabench regress --out $(REGRESS_BASELINE)
 
 clean:
 	rm -rf results/* .snakemake
