@@ -131,6 +131,8 @@ def _num(x) -> float:
 
 def _grid(plt, n_panels: int, n_rows_per: int = 1, width: float = 3.3, height: float = 2.6, max_cols: int = 4):
     cols = max(1, min(max_cols, n_panels))
+    if n_panels == 1:  # a lone panel gets room for its legend
+        width, height = width * 1.5, height * 1.25
     blocks = math.ceil(n_panels / cols)
     ratios = [1.0] + [0.55] * (n_rows_per - 1)
     fig, axes = plt.subplots(blocks * n_rows_per, cols, figsize=(width * cols, height * sum(ratios) * blocks),
@@ -170,6 +172,7 @@ def place_labels(ax, points, texts, fontsize: float = 6.5, color="0.25") -> None
     points are written once.
     """
     fig = ax.figure
+    ax.autoscale_view()  # limits are computed lazily; fix them before mapping points to the display
     renderer = fig.canvas.get_renderer()
     seen, placed = set(), []
     disp = ax.transData.transform(np.asarray(points, float)) if len(points) else np.empty((0, 2))
@@ -392,7 +395,7 @@ def _size_figure(frame: pd.DataFrame, results, xvar: str, title: str):
     panels = list(dict.fromkeys(frame["panel"]))
     times = {p: _time_ratios(results, frame[frame["panel"] == p].sort_values("x"), xvar) for p in panels}
     n_rows_per = 2 if any(len(t) for t in times.values()) else 1
-    fig, axes, cols = _grid(plt, len(panels), n_rows_per, width=3.6)
+    fig, axes, cols = _grid(plt, len(panels), n_rows_per, width=4.2, height=3.0)
     styles = _series_styles(list(dict.fromkeys(frame["label"])))
     methods = dict(zip(frame["label"], frame["method"]))
     for i, p in enumerate(panels):
@@ -402,14 +405,13 @@ def _size_figure(frame: pd.DataFrame, results, xvar: str, title: str):
         _draw_series(ax, f, styles, xvar)
         notes = []
         for label, s in f.groupby("label", sort=False):
-            notes.append(f"{label}: slope published {_slope(s['x'], s['published']):.3f}, "
-                         f"reproduced {_slope(s['x'], s['reproduced']):.3f}")
+            short = label.rsplit(", ", 1)[-1] + ": " if f["label"].nunique() > 1 else ""
+            notes.append(f"{short}slope {_slope(s['x'], s['published']):.3f} published, "
+                         f"{_slope(s['x'], s['reproduced']):.3f} reproduced")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_title(p, fontsize=8)
+        ax.set_title(p + "\n" + "\n".join(notes), fontsize=7)
         ax.set_ylabel(METRIC_LABEL.get(f["metric"].iloc[0], f["metric"].iloc[0]) + " (log)", fontsize=7)
-        ax.text(0.02, 0.02, "\n".join(notes), transform=ax.transAxes, fontsize=5.5, va="bottom",
-                bbox={"fc": "white", "ec": "none", "alpha": 0.8})
         _size_ticks(ax, f["x"])
         if n_rows_per == 2:
             t = times[p]
@@ -420,7 +422,7 @@ def _size_figure(frame: pd.DataFrame, results, xvar: str, title: str):
                 axs[1].set_xscale("log")
                 axs[1].set_yscale("log")
                 axs[1].set_ylabel("time ÷ time at\nsmallest " + xvar, fontsize=7)
-                axs[1].legend(fontsize=5.5, loc="upper left", frameon=False)
+                axs[1].legend(fontsize=5.5, loc="best", framealpha=0.8)
                 _size_ticks(axs[1], t["x"])
             else:
                 axs[1].set_visible(False)
@@ -430,8 +432,14 @@ def _size_figure(frame: pd.DataFrame, results, xvar: str, title: str):
 
 
 def _size_ticks(ax, xs) -> None:
-    from matplotlib.ticker import NullFormatter, NullLocator
+    from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter, NullLocator
 
+    ax.autoscale_view()
+    low, high = ax.get_ylim()
+    subs = (1.0, 2.0, 5.0) if high / max(low, 1e-300) > 10 else (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0)
+    ax.yaxis.set_major_locator(LogLocator(subs=subs))
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))  # 28, not 2.8 x 10^1
+    ax.yaxis.set_minor_formatter(NullFormatter())
     ticks = sorted({float(x) for x in xs if np.isfinite(x)})
     ax.xaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_minor_formatter(NullFormatter())
@@ -442,28 +450,32 @@ def _size_ticks(ax, xs) -> None:
 
 # ------------------------------------------------------------------ R-U maps
 def _ru_axes(ax, points: pd.DataFrame, styles: dict, published: bool) -> None:
-    """points: columns label, k, g_dr, g_il (and *_pub when ``published``)."""
-    n = len(styles)
+    """points: columns label, k, g_dr, g_il (and *_pub when ``published``).
+
+    Every point of the first line is labelled with its k; the other lines only at their ends (the k
+    order along a line is the same), so that labels stay few enough not to overlap.
+    """
     texts, where = [], []
+    order = list(styles)
     for i, (label, s) in enumerate(points.groupby("label", sort=False)):
         color, marker = styles[label]
         s = s.sort_values("k")
-        size = max(3.5, 8.0 - 1.5 * (list(styles).index(label) if label in styles else i))
+        rank = order.index(label) if label in order else i
+        size = max(3.5, 8.0 - 0.9 * rank)
+        ends = s["k"].isin([s["k"].min(), s["k"].max()]) | (i == 0)
         if published:
             ax.plot(s["g_dr_pub"], s["g_il_pub"], ls=":", lw=0.9, color=color, marker=marker, ms=size + 1.5,
                     mfc="none", mew=1.1)
-            texts += [f"k={k}" for k in s["k"]]
-            where += list(zip(s["g_dr_pub"], s["g_il_pub"]))
+            texts += [f"k={k}" for k in s["k"][ends]]
+            where += list(zip(s["g_dr_pub"][ends], s["g_il_pub"][ends]))
         if s["g_dr"].notna().any():
             ax.plot(s["g_dr"], s["g_il"], ls="-", lw=1.1, color=color, marker=marker, ms=size, mew=0)
-            texts += [f"k={k}" for k in s["k"]]
-            where += list(zip(s["g_dr"], s["g_il"]))
-    del n
+            texts += [f"k={k}" for k in s["k"][ends]]
+            where += list(zip(s["g_dr"][ends], s["g_il"][ends]))
     ax.margins(0.15)
     ax.set_xlabel("G_DR, disclosure risk (%)", fontsize=7)
     ax.set_ylabel("G_IL, information loss (%)", fontsize=7)
     ax.tick_params(labelsize=7)
-    ax.figure.canvas.draw()
     place_labels(ax, where, texts)
 
 
