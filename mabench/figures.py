@@ -599,6 +599,7 @@ def delta_heatmap(part: pd.DataFrame, title: str = ""):
     ax.set_ylabel("")
     ax.tick_params(labelsize=6.5)
     ax.set_xticklabels(ax.get_xticklabels(), rotation=40, ha="right")
+    ax.set_yticklabels(ax.get_yticklabels(), rotation=0)
     if title:
         ax.set_title(title, fontsize=8)
     fig.tight_layout()
