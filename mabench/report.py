@@ -147,7 +147,9 @@ def _table_figures(part: pd.DataFrame, results: pd.DataFrame, title: str) -> lis
     if fig is not None:
         out.append(("ru_map", fig, f"{title}: R–U map, one line per method through its k values"))
     if len(part) >= HEAT_MIN_ROWS:
-        out.append(("delta", figures.delta_heatmap(part, title), f"{title}: Δ per cell, % of the published value (✓ reproduced, ≈ within tolerance, ✗ not reproduced; grey: no reproduced value)"))
+        out.append(("delta", figures.delta_heatmap(part, title),
+                    f"{title}: Δ per cell, % of the published value (✓ reproduced, ≈ within tolerance, "
+                    "✗ not reproduced; grey: no reproduced value)"))
     return out
 
 
