@@ -4,7 +4,10 @@
 * :mod:`.distances` — distance passes and the farthest remaining record;
 * :mod:`.nearest` — a record with its k−1 nearest remaining records;
 * :mod:`.groups` — centroids, SSE, leftovers to the nearest group;
-* :mod:`.mdav` — the MDAV family's main loop.
+* :mod:`.mdav` — the MDAV family's main loop;
+* :mod:`.pairs` — the compact (CSR) list of record pairs closer than a threshold (OMMA's similarity list);
+* :mod:`.swap` — fixed-size groups under one-for-one swaps with O(d) SSE deltas (OMMA's migrations);
+* :mod:`.interaction` — grow a group by largest interaction = smallest summed squared distance (IAMAT).
 
 Algorithm plugins import what they need from here (``from mabench import kernels as K``).
 """
@@ -30,10 +33,17 @@ from .distances import argmax_alive, distances_from, load_point, sqdist  # noqa:
 from .groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
 from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
 from .nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
+from .interaction import argmin_alive, interaction_group  # noqa: E402
+from .pairs import count_close_pairs, distance_range, fill_close_pairs, transposed  # noqa: E402
+from .swap import EPS as SWAP_EPS  # noqa: E402
+from .swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
 
 __all__ = [
     "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",
     "argmax_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
     "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "scratch", "sqdist",
     "sse", "take_nearest", "work_buffer",
+    "argmin_alive", "interaction_group",
+    "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
+    "SWAP_EPS", "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
 ]
