@@ -406,8 +406,9 @@ def _size_figure(frame: pd.DataFrame, results, xvar: str, title: str):
         notes = []
         for label, s in f.groupby("label", sort=False):
             short = label.rsplit(", ", 1)[-1] + ": " if f["label"].nunique() > 1 else ""
-            notes.append(f"{short}slope {_slope(s['x'], s['published']):.3f} published, "
-                         f"{_slope(s['x'], s['reproduced']):.3f} reproduced")
+            pub, rep = _slope(s["x"], s["published"]), _slope(s["x"], s["reproduced"])
+            notes.append(f"{short}slope {pub:.3f} published, "
+                         + (f"{rep:.3f} reproduced" if np.isfinite(rep) else "not reproduced yet"))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(p + "\n" + "\n".join(notes), fontsize=7)
