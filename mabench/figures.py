@@ -408,7 +408,7 @@ def _size_figure(frame: pd.DataFrame, results, xvar: str, title: str):
             short = label.rsplit(", ", 1)[-1] + ": " if f["label"].nunique() > 1 else ""
             pub, rep = _slope(s["x"], s["published"]), _slope(s["x"], s["reproduced"])
             notes.append(f"{short}slope {pub:.3f} published, "
-                         + (f"{rep:.3f} reproduced" if np.isfinite(rep) else "not reproduced yet"))
+                         + (f"{rep:.3f} reproduced" if np.isfinite(rep) else "no reproduced series"))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(p + "\n" + "\n".join(notes), fontsize=7)
