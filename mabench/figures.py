@@ -91,6 +91,15 @@ def png_bytes(fig, dpi: int = 100) -> bytes:
     return buf.getvalue()
 
 
+def _placeholder(message: str, out_dir, stem: str):
+    """A small figure that says why there is nothing to draw (written when ``out_dir`` is given)."""
+    plt, _ = _pyplot()
+    fig, ax = plt.subplots(figsize=(4, 2))
+    ax.axis("off")
+    ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=8)
+    return save(fig, out_dir, stem) if out_dir is not None else fig
+
+
 def method_label(algorithm: str, params: str) -> str:
     if not algorithm:
         return "not implemented"
@@ -517,23 +526,20 @@ def ru_map(results: pd.DataFrame, out_dir=None):
     plt, _ = _pyplot()
     have = {"g_il", "g_dr"} <= set(results.columns)
     frame = results.dropna(subset=["g_il", "g_dr"]) if have else results[:0]
-    if frame.empty:
-        fig, ax = plt.subplots(figsize=(4, 2))
-        ax.axis("off")
-        ax.text(0.5, 0.5, "no cell of this run computed both G_IL and G_DR\n(add g_il, rld, id, g_dr to a data "
-                "set's metrics)", ha="center", va="center", fontsize=8)
-    else:
-        frame = frame.assign(label=[method_label(a, p) for a, p in zip(frame["algorithm"], frame["params"])])
-        means = frame.groupby(["dataset_id", "label", "k"], as_index=False, sort=False)[["g_il", "g_dr"]].mean()
-        datasets = sorted(means["dataset_id"].unique())
-        fig, axes, cols = _grid(plt, len(datasets), 1, width=3.8, height=3.3, max_cols=3)
-        styles = _series_styles(sorted(means["label"].unique()))
-        for i, ds in enumerate(datasets):
-            ax = _panel_axes(axes, cols, i, 1)[0]
-            ax.set_title(ds, fontsize=8)
-            _ru_axes(ax, means[means["dataset_id"] == ds], styles, published=False)
-        _hide_unused(axes, cols, len(datasets), 1)
-        _finish(fig, _handles(styles), "R–U map: one line per method through its k values (means over draws)")
+    if frame.empty:  # still write the files the workflow expects, saying why they are empty
+        return _placeholder("no cell of this run computed both G_IL and G_DR\n(add g_il, rld, id, g_dr to a data "
+                            "set's metrics)", out_dir, "ru_map")
+    frame = frame.assign(label=[method_label(a, p) for a, p in zip(frame["algorithm"], frame["params"])])
+    means = frame.groupby(["dataset_id", "label", "k"], as_index=False, sort=False)[["g_il", "g_dr"]].mean()
+    datasets = sorted(means["dataset_id"].unique())
+    fig, axes, cols = _grid(plt, len(datasets), 1, width=3.8, height=3.3, max_cols=3)
+    styles = _series_styles(sorted(means["label"].unique()))
+    for i, ds in enumerate(datasets):
+        ax = _panel_axes(axes, cols, i, 1)[0]
+        ax.set_title(ds, fontsize=8)
+        _ru_axes(ax, means[means["dataset_id"] == ds], styles, published=False)
+    _hide_unused(axes, cols, len(datasets), 1)
+    _finish(fig, _handles(styles), "R–U map: one line per method through its k values (means over draws)")
     return save(fig, out_dir, "ru_map") if out_dir is not None else fig
 
 
@@ -619,8 +625,9 @@ def il_vs_k(results: pd.DataFrame, out_dir=None):
     methods = frame.groupby("dataset_id")["label"].nunique()
     ks = frame.groupby("dataset_id")["k"].nunique()
     chosen = sorted(set(methods[methods >= 2].index) & set(ks[ks >= 2].index)) or sorted(ks[ks >= 2].index)
-    if not chosen:
-        chosen = sorted(frame["dataset_id"].unique())
+    if not chosen:  # still write the files the workflow expects, saying why they are empty
+        return _placeholder("no data set of this run has two or more k values\n"
+                            "(give a data set several k to draw IL against k)", out_dir, "il_vs_k")
     frame = frame[frame["dataset_id"].isin(chosen)]
     fig, axes, cols = _grid(plt, len(chosen), 2)
     labels = sorted(frame["label"].unique())
