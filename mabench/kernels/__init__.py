@@ -4,7 +4,11 @@
 * :mod:`.distances` — distance passes and the farthest remaining record;
 * :mod:`.nearest` — a record with its k−1 nearest remaining records;
 * :mod:`.groups` — centroids, SSE, leftovers to the nearest group;
-* :mod:`.mdav` — the MDAV family's main loop.
+* :mod:`.mdav` — the MDAV family's main loop;
+* :mod:`.farpair` — the most distant remaining pair, kept exact lazily (MD, DBFS);
+* :mod:`.tfrp` — groups around the records farthest from two fixed reference points (TFRP-1);
+* :mod:`.density` — k-neighbourhood density and the densest-first grouping (DBA-1);
+* :mod:`.refine` — dissolve-and-reassign refinement (DBA's second phase: DBA-2, MDAV-2, TFRP-2).
 
 Algorithm plugins import what they need from here (``from mabench import kernels as K``).
 """
@@ -23,10 +27,16 @@ from .distances import argmax_alive, distances_from, load_point, sqdist  # noqa:
 from .groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
 from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
 from .nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
+from .farpair import far_partners, far_refresh, most_distant_pair  # noqa: E402
+from .tfrp import reference_points, two_reference_labels  # noqa: E402
+from .density import density_labels, knn_spread  # noqa: E402
+from .refine import dissolve_reassign  # noqa: E402
 
 __all__ = [
     "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",
     "argmax_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
     "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "scratch", "sqdist",
     "sse", "take_nearest", "work_buffer",
+    "far_partners", "far_refresh", "most_distant_pair", "reference_points", "two_reference_labels",
+    "density_labels", "knn_spread", "dissolve_reassign",
 ]
