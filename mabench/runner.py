@@ -54,7 +54,7 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
         out = algo.run(np.ascontiguousarray(z_other, dtype=np.float64), k, resolved, rng_for(seed, f"algorithm:{algo.name}"))
         return np.asarray(out, dtype=np.int64)
 
-    options = {**data.metric_defaults(ds.name), **(metric_options or {})}
+    options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun)
     record = {
         "algorithm": algo.name,
@@ -81,7 +81,7 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     n = ds.values.shape[0]
     labels = partition.read_labels(partition_path, n, k or 1)
     z = zscore(ds.values, ds.columns)
-    options = {**data.metric_defaults(ds.name), **(metric_options or {})}
+    options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options)
     if metrics is None:
         metrics = applicable(options)

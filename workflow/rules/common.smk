@@ -100,8 +100,13 @@ def _check_plugins(cfg):
                 info["kind"] = "fetched"
                 info["name"] = name
                 info["raw"] = catalog[name]["file"]
-                if params:
-                    problems.append(f"{where}: fetched data set {name!r} takes no parameters, got {spec!r}")
+                try:
+                    rest, _ = data.split_selection(spec, params)
+                except UserError as exc:
+                    problems.append(f"{where}: {exc}")
+                    continue
+                if rest:
+                    problems.append(f"{where}: fetched data set {name!r} takes only columns= or drop=, got {spec!r}")
             elif name in generators:
                 info["kind"] = "generated"
                 try:
