@@ -10,7 +10,8 @@ docs/algorithms/tfrp_dba.md. No seed publishes DBFS numbers.
   remaining pair (r, s); r with its k-1 nearest remaining records, then s with
   its k-1 nearest of what is left — while at least 2k records remain; then
   every leftover (fewer than 2k) goes to the group with the nearest centroid
-  (centroids frozen before they are added). Groups reach at most 3k-1.
+  (centroids frozen before they are added). Groups reach at most 3k-1;
+  fewer than 2k records in all form one group.
 * ``step=single``: one group per iteration, around r of the most distant pair,
   while at least k records remain; the fewer-than-k leftovers to the nearest
   groups (the method as Laszlo & Mukherjee describe it, from memory of the
@@ -52,7 +53,9 @@ def dbfs_labels(Z, k, pairs):
             m = K.compact(W, ids, alive, m, S[7])
             for i in range(m):
                 slot_of[ids[i]] = i
-    if left > 0:
+    if left > 0 and g == 0:  # fewer than 2k records in all: one group
+        K.label_rest(alive, ids, m, labels, 0)
+    elif left > 0:
         K.assign_leftovers(Z, labels, g)
     return labels
 

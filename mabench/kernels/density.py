@@ -21,6 +21,8 @@ def _smallest(dist, alive, m, skip, need, top_d, top_i):
     """The ``need`` smallest dist among alive slots other than ``skip``, ascending (ties -> lower slot);
     returns how many were found."""
     cnt = 0
+    if need <= 0:
+        return 0
     for i in range(m):
         if not alive[i] or i == skip:
             continue
