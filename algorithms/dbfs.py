@@ -34,13 +34,13 @@ def dbfs_labels(Z, k, pairs):
     W, ids, alive = K.work_buffer(Z)
     labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
     S = K.scratch(n, d, k)
-    far_d, far_id = K.far_partners(W, alive, ids, n, S)
+    state = K.far_partners(W, alive, ids, n, S)
     slot_of = np.arange(n)
     m = n
     left = n
     g = 0
     while left >= (2 * k if pairs else k):
-        r, s_id = K.most_distant_pair(W, alive, ids, m, S, far_d, far_id, labels)
+        r, s_id = K.most_distant_pair(W, alive, ids, m, S, state, labels)
         left -= K.group_around(W, ids, alive, m, r, k, labels, g, S)
         g += 1
         if pairs:

@@ -16,8 +16,8 @@ wins (then the smaller partner); other ties go to the lowest index.
 
 Speed: the naive method is O(n³). The most distant pair comes from
 ``kernels.most_distant_pair`` (each record keeps its farthest remaining
-partner; stale values are upper bounds, recomputed lazily; exact, the same
-result as the naive scan).
+partners; exhausted lists are upper bounds, recomputed lazily; exact, the
+same result as the naive scan).
 """
 
 import numpy as np
@@ -33,13 +33,13 @@ def md_labels(Z, k):
     W, ids, alive = K.work_buffer(Z)
     labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
     S = K.scratch(n, d, k)
-    far_d, far_id = K.far_partners(W, alive, ids, n, S)
+    state = K.far_partners(W, alive, ids, n, S)
     slot_of = np.arange(n)
     m = n
     left = n
     g = 0
     while left >= 2 * k:
-        r, s_id = K.most_distant_pair(W, alive, ids, m, S, far_d, far_id, labels)
+        r, s_id = K.most_distant_pair(W, alive, ids, m, S, state, labels)
         left -= K.group_around(W, ids, alive, m, r, k, labels, g, S)
         g += 1
         s = slot_of[s_id]
