@@ -13,13 +13,15 @@ remain, the remaining record with the highest density and its k-1 nearest
 remaining records form a group; the fewer-than-k leftovers go one by one to
 the group with the nearest centroid (centroids frozen before they are added).
 
-Choices where the seeds are silent (neither reproduces the published DBA-1
-values; see docs/algorithms/tfrp_dba.md):
+Choices where the seeds are silent (neither reading reproduces the published
+DBA-1 values; the default is the closer one, see docs/algorithms/tfrp_dba.md):
 
 * the density formula (the seeds name k-density without defining it);
-* ``density=once`` (default): densities computed once on all records;
-  ``density=remaining``: recomputed among the unassigned records before each group
-  (only records that lost a neighbour are recomputed; same result as a full recomputation).
+* ``density=remaining`` (default; "the highest k-density among all records that
+  are not yet assigned"): k-neighbourhoods and densities among the unassigned
+  records, recomputed before each group (only records that lost a neighbour
+  are recomputed: the same result as a full recomputation);
+  ``density=once``: computed once on all records.
 * ties (equal density, equal distance) go to the lowest record index.
 """
 
@@ -38,8 +40,8 @@ ALGORITHM = Algorithm(
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
     params={
-        "density": Param("once", "k-densities computed once on all records, or recomputed on the remaining ones",
-                         ("once", "remaining")),
+        "density": Param("remaining", "k-densities recomputed among the remaining records before each group, "
+                         "or computed once on all records", ("remaining", "once")),
     },
     deterministic=True,
 )

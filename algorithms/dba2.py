@@ -35,7 +35,7 @@ ALGORITHM = Algorithm(
     run=run,
     max_group_size=lambda k, params: 2 * k - 1 if params["resplit"] else None,
     params={
-        "density": Param("once", "k-densities of the first stage (see dba1)", ("once", "remaining")),
+        "density": Param("remaining", "k-densities of the first stage (see dba1)", ("remaining", "once")),
         "order": Param("reverse", "order in which groups are checked: reverse creation order (seed) or forward",
                        ("reverse", "forward")),
         "resplit": Param(True, "re-split groups larger than 2k-1 by MDAV-1 at the end"),

@@ -61,7 +61,7 @@ def _knn_sum(Z, i, cand, k):
     return total
 
 
-def dba1(Z, k, density="once"):
+def dba1(Z, k, density="remaining"):
     """Highest k-density first (density = 1 / sum of distances to the k-1 nearest; ties -> lowest index)."""
     n = len(Z)
     everyone = np.arange(n)
@@ -142,11 +142,11 @@ def refine(Z, labels, k, cap=0, resplit=True, reverse=True):
     return labels
 
 
-def mdav2(Z, k, order="reverse", resplit=True):
+def mdav2(Z, k, order="forward", resplit=True):
     return refine(Z, mdav(Z, k, "mdav1"), k, resplit=resplit, reverse=order == "reverse")
 
 
-def dba2(Z, k, density="once", order="reverse", resplit=True):
+def dba2(Z, k, density="remaining", order="reverse", resplit=True):
     return refine(Z, dba1(Z, k, density), k, resplit=resplit, reverse=order == "reverse")
 
 

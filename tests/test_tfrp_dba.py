@@ -28,12 +28,12 @@ CONFIGS = [
      lambda Z, k: ref.tfrp2(Z, k, order="reverse", resplit=False)),
     ("tfrp2", {"resplit": "false", "cap": "none"}, lambda Z, k: ref.tfrp2(Z, k, cap="none", resplit=False)),
     ("dba1", {}, lambda Z, k: ref.dba1(Z, k)),
-    ("dba1", {"density": "remaining"}, lambda Z, k: ref.dba1(Z, k, "remaining")),
+    ("dba1", {"density": "once"}, lambda Z, k: ref.dba1(Z, k, "once")),
     ("dba2", {}, lambda Z, k: ref.dba2(Z, k)),
-    ("dba2", {"density": "remaining", "order": "forward"},
-     lambda Z, k: ref.dba2(Z, k, "remaining", order="forward")),
+    ("dba2", {"density": "once", "order": "forward"},
+     lambda Z, k: ref.dba2(Z, k, "once", order="forward")),
     ("mdav2", {}, lambda Z, k: ref.mdav2(Z, k)),
-    ("mdav2", {"resplit": "false"}, lambda Z, k: ref.mdav2(Z, k, resplit=False)),
+    ("mdav2", {"resplit": "false", "order": "reverse"}, lambda Z, k: ref.mdav2(Z, k, "reverse", resplit=False)),
     ("dbfs", {}, lambda Z, k: ref.dbfs(Z, k)),
     ("dbfs", {"step": "single"}, lambda Z, k: ref.dbfs(Z, k, "single")),
 ]
@@ -176,4 +176,8 @@ def test_tfrp2_and_mdav2_land_near_the_published_values():
     """Not reproduced exactly (docs/algorithms/tfrp_dba.md); pinned so that a change of reading shows."""
     assert run_cell("tfrp2", "tarragona", 3).record["il"] == pytest.approx(16.881, abs=0.002)
     assert run_cell("tfrp2", "tarragona", 5).record["il"] == pytest.approx(21.847, abs=0.0005)
-    assert run_cell("mdav2", "census", 3).record["il"] == pytest.approx(5.656049371, abs=0.002)
+    assert run_cell("mdav2", "census", 3).record["il"] == pytest.approx(5.656049371, abs=0.001)
+
+
+def test_mdav2_reproduces_tarragona_k4_to_eight_decimals():
+    assert round(run_cell("mdav2", "tarragona", 4).record["il"], 8) == pytest.approx(19.01314997, abs=1e-12)
