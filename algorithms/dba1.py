@@ -19,8 +19,10 @@ DBA-1 values; the default is the closer one, see docs/algorithms/tfrp_dba.md):
 * the density formula (the seeds name k-density without defining it);
 * ``density=remaining`` (default; "the highest k-density among all records that
   are not yet assigned"): k-neighbourhoods and densities among the unassigned
-  records, recomputed before each group (only records that lost a neighbour
-  are recomputed: the same result as a full recomputation);
+  records, recomputed before each group (each record keeps its 4k nearest;
+  its k-1 nearest remaining are the first remaining entries of that list, which
+  is made afresh only when fewer than k-1 of them remain: the same result as a
+  full recomputation);
   ``density=once``: computed once on all records.
 * ties (equal density, equal distance) go to the lowest record index.
 """

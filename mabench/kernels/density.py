@@ -11,39 +11,14 @@ import numpy as np
 from numba import njit, prange
 
 from .buffer import BLOCK, UNASSIGNED, compact, scratch, work_buffer
-from .distances import distances_from, load_point
 from .groups import assign_leftovers
 from .nearest import group_around
 
 
 @njit(cache=True)
-def _smallest(dist, alive, m, skip, need, top_d, top_i):
-    """The ``need`` smallest dist among alive slots other than ``skip``, ascending (ties -> lower slot);
-    returns how many were found."""
-    cnt = 0
-    if need <= 0:
-        return 0
-    for i in range(m):
-        if not alive[i] or i == skip:
-            continue
-        v = dist[i]
-        if cnt == need and v >= top_d[cnt - 1]:
-            continue
-        pos = cnt if cnt < need else need - 1
-        while pos > 0 and top_d[pos - 1] > v:
-            top_d[pos] = top_d[pos - 1]
-            top_i[pos] = top_i[pos - 1]
-            pos -= 1
-        top_d[pos] = v
-        top_i[pos] = i
-        if cnt < need:
-            cnt += 1
-    return cnt
-
-
-@njit(cache=True)
-def _spread_of(W, alive, m, slot, k, dist, p, top_d, top_i, nbr_row):
-    """Spread of the record in ``slot`` among the alive slots; its neighbours' slots into nbr_row."""
+def _nearest_list(W, alive, m, slot, L, dist, p, nd_row, ni_row):
+    """The L nearest alive slots other than ``slot`` (ascending distance, ties -> lower slot) into
+    nd_row (Euclidean distances) / ni_row (slots); returns how many."""
     d = W.shape[0]
     for j in range(d):
         p[j] = W[j, slot]
@@ -55,45 +30,89 @@ def _spread_of(W, alive, m, slot, k, dist, p, top_d, top_i, nbr_row):
         for i in range(m):
             t = row[i] - pj
             dist[i] += t * t
-    cnt = _smallest(dist, alive, m, slot, k - 1, top_d, top_i)
-    s = 0.0
+    cnt = 0
+    for i in range(m):
+        if not alive[i] or i == slot:
+            continue
+        v = dist[i]
+        if cnt == L and v >= nd_row[cnt - 1]:
+            continue  # not nearer than the last kept (ties keep the earlier slot)
+        pos = cnt if cnt < L else L - 1
+        while pos > 0 and nd_row[pos - 1] > v:
+            nd_row[pos] = nd_row[pos - 1]
+            ni_row[pos] = ni_row[pos - 1]
+            pos -= 1
+        nd_row[pos] = v
+        ni_row[pos] = i
+        if cnt < L:
+            cnt += 1
     for t in range(cnt):
-        s += np.sqrt(top_d[t])
-        nbr_row[t] = top_i[t]
-    for t in range(cnt, k - 1):
-        nbr_row[t] = -1
-    return s
+        nd_row[t] = np.sqrt(nd_row[t])
+    return cnt
+
+
+@njit(cache=True)
+def _spread_from_list(alive, k, nd_row, ni_row, cnt):
+    """Sum of the distances to the first k-1 alive entries, nearest first; -1 if the list ran out."""
+    s = 0.0
+    found = 0
+    for t in range(cnt):
+        if found == k - 1:
+            break
+        if alive[ni_row[t]]:
+            s += nd_row[t]
+            found += 1
+    return s if found == k - 1 else -1.0
+
+
+def list_length(k):
+    return max(4 * k, 8)
 
 
 @njit(cache=True, parallel=True)
-def knn_spread(Z, k):
-    """(spread, neighbours): each record's sum of distances to its k-1 nearest other records
-    (ties -> lower index; summed nearest first), and those neighbours' indices (n, k-1)."""
+def knn_lists(Z, k, L):
+    """(spread, nd, ni, cnt): each record's sum of Euclidean distances to its k-1 nearest other
+    records (ties -> lower index; summed nearest first), and its L nearest others (distances, indices,
+    count) from which the spread can be recomputed after removals."""
     n, d = Z.shape
     W = np.ascontiguousarray(Z.T)
     alive = np.ones(n, dtype=np.bool_)
     spread = np.zeros(n)
-    kk = max(k - 1, 1)
-    nbrs = np.full((n, kk), -1, dtype=np.int64)
+    nd = np.empty((n, L))
+    ni = np.full((n, L), -1, dtype=np.int64)
+    cnt = np.zeros(n, dtype=np.int64)
     nb = (n + BLOCK - 1) // BLOCK
     for b in prange(nb):
         dist = np.empty(n)
         p = np.empty(d)
-        top_d = np.empty(kk)
-        top_i = np.empty(kk, dtype=np.int64)
         for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            spread[i] = _spread_of(W, alive, n, i, k, dist, p, top_d, top_i, nbrs[i])
-    return spread, nbrs
+            cnt[i] = _nearest_list(W, alive, n, i, L, dist, p, nd[i], ni[i])
+            s = 0.0
+            for t in range(min(k - 1, cnt[i])):
+                s += nd[i, t]
+            spread[i] = s
+    return spread, nd, ni, cnt
+
+
+def knn_spread(Z, k):
+    """Each record's sum of Euclidean distances to its k-1 nearest other records."""
+    return knn_lists(np.ascontiguousarray(Z, dtype=np.float64), k, list_length(k))[0]
+
+
+def density_labels(Z, k, recompute):
+    """DBA-1's partition (see :func:`_density_labels`)."""
+    return _density_labels(np.ascontiguousarray(Z, dtype=np.float64), k, recompute, list_length(k))
 
 
 @njit(cache=True)
-def density_labels(Z, k, recompute):
+def _density_labels(Z, k, recompute, L):
     """DBA-1: while >= k records remain, the remaining record with the highest k-density (smallest
     spread; ties -> lowest index) and its k-1 nearest remaining records form a group; the fewer-than-k
     leftovers go to the group with the nearest centroid. Densities are computed once on all records,
-    or (``recompute``) among the remaining records before every group. Labels are in creation order."""
+    or (``recompute``) among the remaining records before every group. Labels are in creation order.
+    ``L`` (>= k-1): neighbours kept per record for the recomputation."""
     n, d = Z.shape
-    spread, nbrs = knn_spread(Z, k)
+    spread, nd, ni, cnt = knn_lists(Z, k, L)
     W, ids, alive = work_buffer(Z)
     labels = np.full(n, UNASSIGNED, dtype=np.int64)
     S = scratch(n, d, k)
@@ -116,11 +135,9 @@ def density_labels(Z, k, recompute):
         if left > 0:
             assign_leftovers(Z, labels, g)
         return labels
-    # recomputed densities: a record's k-neighbourhood among the remaining records changes only when
-    # one of its neighbours is removed, so only those records are recomputed (slots never move here)
-    kk = max(k - 1, 1)
-    top_d = np.empty(kk)
-    top_i = np.empty(kk, dtype=np.int64)
+    # recomputed densities (slots never move here, slot = record id): a record's k-1 nearest
+    # remaining records are the first k-1 remaining entries of its list of L nearest, as long as
+    # the list has that many (records are only removed); otherwise the list is made afresh.
     p = np.empty(d)
     dist = np.empty(n)
     while left >= k:
@@ -137,14 +154,19 @@ def density_labels(Z, k, recompute):
         for i in range(n):
             if not alive[i]:
                 continue
-            stale = False
-            for t in range(k - 1):
-                j = nbrs[i, t]
-                if j < 0 or not alive[j]:
-                    stale = True
-                    break
-            if stale:
-                spread[i] = _spread_of(W, alive, n, i, k, dist, p, top_d, top_i, nbrs[i])
+            s = _spread_from_list(alive, k, nd[i], ni[i], cnt[i])
+            if s < 0.0:  # fewer than k-1 remaining in the list
+                if cnt[i] == L:
+                    cnt[i] = _nearest_list(W, alive, n, i, L, dist, p, nd[i], ni[i])
+                s = 0.0
+                found = 0
+                for t in range(cnt[i]):
+                    if found == k - 1:
+                        break
+                    if alive[ni[i, t]]:
+                        s += nd[i, t]
+                        found += 1
+            spread[i] = s
     if left > 0:
         assign_leftovers(Z, labels, g)
     return labels
