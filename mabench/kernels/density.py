@@ -135,38 +135,46 @@ def _density_labels(Z, k, recompute, L):
         if left > 0:
             assign_leftovers(Z, labels, g)
         return labels
-    # recomputed densities (slots never move here, slot = record id): a record's k-1 nearest
-    # remaining records are the first k-1 remaining entries of its list of L nearest, as long as
-    # the list has that many (records are only removed); otherwise the list is made afresh.
+    # recomputed densities (slots never move here, slot = record id). Removing records can only
+    # raise a spread, so a stale spread is a lower bound: the smallest one is recomputed until the
+    # smallest is fresh (lazy exact minimum, ties -> lowest index). A record's k-1 nearest remaining
+    # records are the first remaining entries of its list of L nearest (records are only removed);
+    # the list is made afresh only when fewer than k-1 of its entries remain.
     p = np.empty(d)
     dist = np.empty(n)
+    used = np.empty((n, max(k - 1, 1)), dtype=np.int64)  # the neighbours a spread was computed from
+    for i in range(n):
+        for t in range(k - 1):
+            used[i, t] = ni[i, t]
     while left >= k:
-        best = -1
-        best_v = np.inf
-        for i in range(n):
-            if alive[i] and spread[i] < best_v:
-                best_v = spread[i]
-                best = i
+        while True:
+            best = -1
+            best_v = np.inf
+            for i in range(n):
+                if alive[i] and spread[i] < best_v:
+                    best_v = spread[i]
+                    best = i
+            fresh = True
+            for t in range(k - 1):
+                if not alive[used[best, t]]:
+                    fresh = False
+                    break
+            if fresh:
+                break
+            s = _spread_from_list(alive, k, nd[best], ni[best], cnt[best])
+            if s < 0.0:
+                cnt[best] = _nearest_list(W, alive, n, best, L, dist, p, nd[best], ni[best])
+                s = _spread_from_list(alive, k, nd[best], ni[best], cnt[best])
+            spread[best] = s
+            found = 0
+            for t in range(cnt[best]):
+                if found == k - 1:
+                    break
+                if alive[ni[best, t]]:
+                    used[best, found] = ni[best, t]
+                    found += 1
         left -= group_around(W, ids, alive, n, best, k, labels, g, S)
         g += 1
-        if left < k:
-            break
-        for i in range(n):
-            if not alive[i]:
-                continue
-            s = _spread_from_list(alive, k, nd[i], ni[i], cnt[i])
-            if s < 0.0:  # fewer than k-1 remaining in the list
-                if cnt[i] == L:
-                    cnt[i] = _nearest_list(W, alive, n, i, L, dist, p, nd[i], ni[i])
-                s = 0.0
-                found = 0
-                for t in range(cnt[i]):
-                    if found == k - 1:
-                        break
-                    if alive[ni[i, t]]:
-                        s += nd[i, t]
-                        found += 1
-            spread[i] = s
     if left > 0:
         assign_leftovers(Z, labels, g)
     return labels
