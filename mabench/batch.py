@@ -23,7 +23,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from . import io, plugins
+from . import io, plugins, verify
 from .errors import UserError
 from .runner import run_cells
 
@@ -58,9 +58,12 @@ def _cached(cache_dir: Path | None, key: str):
     rec, part = cache_dir / key[:2] / f"{key}.json", cache_dir / key[:2] / f"{key}.csv"
     if rec.exists() and part.exists():
         try:
-            return json.loads(rec.read_text()), part.read_text()
-        except (OSError, json.JSONDecodeError):
+            record, labels = verify.record_ok(rec.read_text()), part.read_bytes()
+        except OSError:
+            return None
+        if record is None or not verify.partition_ok(labels, int(record["n"]), int(record["k"])):
             return None  # a damaged cache entry is recomputed
+        return record, labels.decode()
     return None
 
 
@@ -103,8 +106,9 @@ def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: li
             labels_csv = io.partition_csv(result.labels)
             if cache_root is not None:  # cache first: a crash after it still saves the work
                 where = cache_root / keys[k][:2]
-                io.write_text(where / f"{keys[k]}.csv", labels_csv)
-                io.write_text(where / f"{keys[k]}.json", json.dumps(result.record) + "\n")
+                with io.outputs() as pair:  # both files of the entry or neither
+                    pair.write_text(where / f"{keys[k]}.csv", labels_csv)
+                    pair.write_text(where / f"{keys[k]}.json", json.dumps(result.record) + "\n")
             _write_cell(out, seed, k, result.record, labels_csv)
             computed += 1
             done += 1
@@ -133,5 +137,6 @@ def _with_cell_context(cells, where: str, ks: list[int]):
 
 
 def _write_cell(out: Path, seed: int, k: int, record: dict, labels_csv: str) -> None:
-    io.write_text(out / f"seed{seed}" / f"k{k}.csv", labels_csv)
-    io.write_text(out / f"seed{seed}" / f"k{k}.json", json.dumps(record) + "\n")
+    with io.outputs() as pair:  # a cell's partition and record appear together
+        pair.write_text(out / f"seed{seed}" / f"k{k}.csv", labels_csv)
+        pair.write_text(out / f"seed{seed}" / f"k{k}.json", json.dumps(record) + "\n")

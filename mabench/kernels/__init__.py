@@ -8,7 +8,11 @@
 * :mod:`.farpair` — the most distant remaining pair, kept exact lazily (MD, DBFS);
 * :mod:`.tfrp` — groups around the records farthest from two fixed reference points (TFRP-1);
 * :mod:`.density` — k-neighbourhood density and the densest-first grouping (DBA-1);
-* :mod:`.refine` — dissolve-and-reassign refinement (DBA's second phase: DBA-2, MDAV-2, TFRP-2).
+* :mod:`.refine` — dissolve-and-reassign refinement (DBA's second phase: DBA-2, MDAV-2, TFRP-2);
+* :mod:`.pairs` — the compact (CSR) list of record pairs closer than a threshold (OMMA's similarity list);
+* :mod:`.swap` — fixed-size groups under one-for-one swaps with O(d) SSE deltas (OMMA's migrations);
+* :mod:`.interaction` — grow a group by largest interaction = smallest summed squared distance (IAMAT).
+* :mod:`.ward` — Ward merging under a minimum group size (the k-Ward family: kW, kWD, kWR).
 
 Algorithm plugins import what they need from here (``from mabench import kernels as K``).
 """
@@ -38,6 +42,11 @@ from .farpair import far_partners, far_refresh, most_distant_pair  # noqa: E402
 from .tfrp import reference_points, two_reference_labels  # noqa: E402
 from .density import density_labels, knn_spread  # noqa: E402
 from .refine import dissolve_reassign  # noqa: E402
+from .interaction import argmin_alive, interaction_group  # noqa: E402
+from .pairs import count_close_pairs, distance_range, fill_close_pairs, transposed  # noqa: E402
+from .swap import EPS as SWAP_EPS  # noqa: E402
+from .swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
+from .ward import kward_sorted, kwr_sorted, ward_increase, ward_merge, ward_merge_diagonal  # noqa: E402
 
 __all__ = [
     "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",
@@ -46,4 +55,8 @@ __all__ = [
     "sse", "take_nearest", "work_buffer",
     "far_partners", "far_refresh", "most_distant_pair", "reference_points", "two_reference_labels",
     "density_labels", "knn_spread", "dissolve_reassign",
+    "argmin_alive", "interaction_group",
+    "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
+    "SWAP_EPS", "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
+    "kward_sorted", "kwr_sorted", "ward_increase", "ward_merge", "ward_merge_diagonal",
 ]

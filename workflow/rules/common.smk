@@ -54,8 +54,23 @@ wildcard_constraints:
 
 
 # ---------------------------------------------------------------- checks against the plugins
-def _is_path(spec):
-    return spec.endswith((".csv", ".parquet", ".pq")) or "/" in spec or os.path.exists(spec)
+def _n_records(info, catalog, generators):
+    """The number of records of a configured data set, known before any job runs (k > n is a config error)."""
+    from mabench import data
+
+    spec = info["spec"]
+    if info["kind"] == "fetched":
+        return int(catalog[info["name"]]["n"])
+    if info["kind"] == "generated":
+        name, params = data.parse_spec(spec)
+        resolved = generators[name].resolve(data.split_selection(spec, params)[0])
+        if "n" in resolved:
+            return int(resolved["n"])
+        if "clusters" in resolved and "per_cluster" in resolved:
+            return int(resolved["clusters"]) * int(resolved["per_cluster"])
+    if info["kind"] == "file" and not os.path.exists(info["file"]):
+        return None
+    return int(data.load(spec, 0).values.shape[0])
 
 
 def _check_plugins(cfg):
@@ -85,10 +100,11 @@ def _check_plugins(cfg):
     datasets = {}
     for ds_id, entry in cfg["datasets"].items():
         where = f"datasets.{ds_id}"
+        known_problems = len(problems)
         spec = entry["spec"].strip()
         draws = entry.get("draws", 1)
         info = {"spec": spec, "raw": None, "file": None}
-        if _is_path(spec):
+        if data.looks_like_path(spec):
             info["kind"] = "file"
             info["file"] = spec
             if not os.path.exists(spec):
@@ -128,7 +144,17 @@ def _check_plugins(cfg):
         info["seeds"] = cell_seeds(cfg["root_seed"], draws) if info["kind"] == "generated" else [0]
         info["fixed"] = info["kind"] != "generated"
         info["k"] = list(entry.get("k", cfg["k"]))
-        info["algorithms"] = list(entry.get("algorithms", list(cfg["algorithms"])))
+        n = None
+        if len(problems) == known_problems:  # only for a data set that is otherwise valid
+            try:
+                n = _n_records(info, catalog, generators)
+            except UserError as exc:
+                problems.append(f"{where}: {exc}")
+        too_big = [k for k in info["k"] if n is not None and k > n]
+        if too_big:
+            problems.append(f"{where}: k={too_big[0]} is larger than the data set's n={n} records; use k <= {n}")
+        everywhere = [a for a, e in cfg["algorithms"].items() if e.get("on_every_dataset", True)]
+        info["algorithms"] = list(entry.get("algorithms", everywhere))
         for algo_id in info["algorithms"]:
             if algo_id not in cfg["algorithms"]:
                 problems.append(
@@ -190,6 +216,15 @@ EFFECTIVE_CONFIG = yaml.safe_dump(config, sort_keys=False, default_flow_style=No
 
 
 # ---------------------------------------------------------------- helpers for the rules
+def repair_damaged(wildcards):
+    """Input function of the targets: runs while the DAG is built, before Snakemake decides what is
+    missing, and deletes damaged intermediates (mabench/verify.py) so their jobs are redone."""
+    from mabench import verify
+
+    verify.repair("results", dry_run=workflow.dryrun)
+    return []
+
+
 def rule_name(*parts):
     """A rule name from config ids (which may contain '-')."""
     return "__".join(p.replace("-", "_") for p in parts)
