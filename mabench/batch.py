@@ -1,6 +1,8 @@
-"""Batched cells for the workflow: one process runs every (draw, k) of one algorithm on one data set.
+"""Batched cells for the workflow: one process runs every (algorithm, draw, k) of a job's plan.
 
-Each cell still gets its own outputs, ``CELLS/seed{S}/k{K}.json`` (the run
+A workflow job is one data set and a group of its algorithm ids (see
+``workflow/rules/run.smk``); its plan (:func:`run_plan`) lists, per algorithm,
+the draws, the k values and the folder of its cells. Each cell still gets its own outputs, ``CELLS/seed{S}/k{K}.json`` (the run
 record with its metrics) and ``CELLS/seed{S}/k{K}.csv`` (the partition), so
 aggregation, tables and resumption work per cell.
 
@@ -72,8 +74,23 @@ def _log(line: str) -> None:
     sys.stderr.flush()
 
 
+def run_plan(plan: dict, cache_dir: str | None = None) -> tuple[int, int]:
+    """Every run of a job's plan; returns (cells, cells computed). A plan is
+    ``{"batch": ID, "metrics": [...], "options": {...}, "runs": [{"algorithm", "params", "draws":
+    [[seed, file], ...], "k": [...], "cells_dir"}, ...]}``."""
+    cells = computed = 0
+    for run in plan["runs"]:
+        draws = [(int(seed), str(path)) for seed, path in run["draws"]]
+        computed += run_batch(run["algorithm"], dict(run.get("params") or {}), draws, [int(k) for k in run["k"]],
+                              plan["metrics"], run["cells_dir"], cache_dir, plan.get("options") or {},
+                              batch=plan.get("batch"))
+        cells += len(draws) * len(run["k"])
+    return cells, computed
+
+
 def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: list[int], metrics,
-              cells_dir: str, cache_dir: str | None = None, options: dict | None = None) -> int:
+              cells_dir: str, cache_dir: str | None = None, options: dict | None = None,
+              batch: str | None = None) -> int:
     """Run (or take from the cache) every cell; write ``cells_dir/seed{S}/k{K}.{json,csv}``.
 
     Returns the number of cells computed (the rest came from the cache).
@@ -95,7 +112,7 @@ def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: li
                 todo.append(k)
                 continue
             record, labels_csv = hit
-            _write_cell(out, seed, k, record, labels_csv)
+            _write_cell(out, seed, k, {**record, "batch": batch} if batch else record, labels_csv)
             done += 1
             _log(f"[{done}/{total}] {algorithm} seed={seed} k={k}: from cache (il={record.get('il')})")
         if not todo:
@@ -109,7 +126,7 @@ def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: li
                 with io.outputs() as pair:  # both files of the entry or neither
                     pair.write_text(where / f"{keys[k]}.csv", labels_csv)
                     pair.write_text(where / f"{keys[k]}.json", json.dumps(result.record) + "\n")
-            _write_cell(out, seed, k, result.record, labels_csv)
+            _write_cell(out, seed, k, {**result.record, "batch": batch} if batch else result.record, labels_csv)
             computed += 1
             done += 1
             _log(f"[{done}/{total}] {algorithm} seed={seed} k={k}: il={result.record.get('il')} "

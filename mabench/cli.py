@@ -135,17 +135,18 @@ def cmd_evaluate(args) -> None:
 def cmd_batch(args) -> None:
     from . import batch
     from .metrics import parse_names
-    from .runner import parse_ks
 
-    draws = []
-    for item in args.draw:
-        seed, sep, path = item.partition("=")
-        if not sep or not seed.strip().isdigit():
-            raise UserError(f"--draw {item!r} must be SEED=FILE, e.g. --draw 0=results/data/x/seed0.parquet")
-        draws.append((int(seed), path))
-    computed = batch.run_batch(args.algorithm, _params(args.param), draws, parse_ks(args.k),
-                               parse_names(args.metrics), args.cells_dir, args.cache_dir, _options(args.option))
-    _print_json({"cells": len(draws) * len(parse_ks(args.k)), "computed": computed, "out": args.cells_dir})
+    try:
+        plan = json.loads(args.plan)
+        runs = plan["runs"]
+        if not isinstance(runs, list):
+            raise TypeError
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise UserError("--plan must be a JSON object with a list `runs` (written by the workflow, "
+                        "workflow/rules/run.smk); to run cells yourself use `mabench run ALGO DATA -k 3,4,5`") from None
+    plan["metrics"] = parse_names(",".join(plan.get("metrics") or ["il"]))
+    cells, computed = batch.run_plan(plan, args.cache_dir)
+    _print_json({"batch": plan.get("batch"), "cells": cells, "computed": computed})
 
 
 def cmd_compare(args) -> None:
@@ -188,16 +189,37 @@ def cmd_fetch(args) -> None:
 def cmd_prepare(args) -> None:
     from . import data, io
 
-    _check_outputs({"--out": args.out}, {"data": args.dataset, "--raw": args.raw})
+    if len(args.dataset) != len(args.out):
+        raise UserError(f"give one --out per data set ({len(args.dataset)} data sets, {len(args.out)} --out)")
+    raws = _raw_files(args.raw, args.dataset)
     seeds = _seeds(args.seed)
-    if len(seeds) > 1 and "{seed}" not in args.out:
-        raise UserError(f"--out {args.out!r} with several seeds must contain {{seed}}, e.g. --out d_{{seed}}.parquet")
-    for seed in seeds:
-        ds = data.load(args.dataset, seed, raw=args.raw)
-        out = args.out.replace("{seed}", str(seed))
-        io.write_parquet(out, ds.frame(), ds.metadata())
-        _print_json({"dataset": ds.spec, "seed": ds.seed, "n": int(ds.values.shape[0]),
-                     "d": int(ds.values.shape[1]), "out": out})
+    for spec, out in zip(args.dataset, args.out):
+        _check_outputs({"--out": out}, {"data": spec, "--raw": raws.get(data.base_name(spec))})
+        if len(seeds) > 1 and "{seed}" not in out:
+            raise UserError(f"--out {out!r} with several seeds must contain {{seed}}, e.g. --out d_{{seed}}.parquet")
+    for spec, out_pattern in zip(args.dataset, args.out):
+        for seed in seeds:
+            ds = data.load(spec, seed, raw=raws.get(data.base_name(spec)))
+            out = out_pattern.replace("{seed}", str(seed))
+            io.write_parquet(out, ds.frame(), ds.metadata())
+            _print_json({"dataset": ds.spec, "seed": ds.seed, "n": int(ds.values.shape[0]),
+                         "d": int(ds.values.shape[1]), "out": out})
+
+
+def _raw_files(items: list[str] | None, specs: list[str]) -> dict[str, str]:
+    """--raw FILE (one data set) or --raw NAME=FILE (per catalog name) -> {catalog name: file}."""
+    from . import data
+
+    out = {}
+    for item in items or []:
+        name, sep, path = item.partition("=")
+        if sep and not name.startswith((".", "/")) and "/" not in name:
+            out[name] = path
+        elif len(specs) == 1:
+            out[data.base_name(specs[0])] = item
+        else:
+            raise UserError(f"--raw {item!r}: with several data sets, give --raw NAME=FILE per catalog name")
+    return out
 
 
 def _seeds(text: str) -> list[int]:
@@ -279,21 +301,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-vendor", action="store_true", help="ignore the vendored copy and download")
     s.set_defaults(func=cmd_fetch)
 
-    s = sub.add_parser("prepare", help="write a data set (catalog, generated or file) as tidy Parquet")
-    s.add_argument("dataset")
+    s = sub.add_parser("prepare", help="write data sets (catalog, generated or file) as tidy Parquet")
+    s.add_argument("dataset", nargs="+", help="one or more data sets, each with its --out")
     s.add_argument("--seed", default="0", help="draw seed, or several (1,2,3) with {seed} in --out")
-    s.add_argument("--raw", help="for a catalog data set: the fetched upstream file to convert")
-    s.add_argument("--out", required=True)
+    s.add_argument("--raw", action="append", help="for a catalog data set: the fetched upstream file to convert "
+                   "(--raw FILE, or --raw NAME=FILE per catalog name with several data sets)")
+    s.add_argument("--out", action="append", required=True, help="output Parquet, one per data set")
     s.set_defaults(func=cmd_prepare)
 
-    s = sub.add_parser("batch", help="(workflow) run every draw and k of one algorithm; one file pair per cell")
-    s.add_argument("algorithm")
-    s.add_argument("--draw", action="append", required=True, metavar="SEED=FILE", help="a data draw and its seed")
-    s.add_argument("-k", required=True, help="k values, e.g. 3,4,5,10")
-    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="algorithm parameter")
-    s.add_argument("--metrics", help="comma-separated metric names (default: il)")
-    s.add_argument("--option", action="append", metavar="NAME=VALUE", help="metric option (JSON value)")
-    s.add_argument("--cells-dir", required=True, help="writes seed{S}/k{K}.json and .csv here")
+    s = sub.add_parser("batch", help="(workflow) run a job's plan: algorithms x draws x k; one file pair per cell")
+    s.add_argument("--plan", required=True, help="JSON plan (see mabench.batch.run_plan)")
     s.add_argument("--cache-dir", help="cell cache: finished cells are copied from here, never recomputed")
     s.set_defaults(func=cmd_batch, all_or_nothing=False)
 

@@ -83,6 +83,12 @@ def _parse_params(spec: str, text: str | None) -> dict[str, str]:
     return params
 
 
+def base_name(spec: str) -> str | None:
+    """The catalog or generator name of a spec (``eia[drop=UTILITYID]`` -> ``eia``); None for a path."""
+    m = _SPEC.match(spec.strip())
+    return m.group("name") if m else None
+
+
 def split_selection(spec: str, params: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
     """(the data set's own parameters, the column selection)."""
     selection = {k: params[k] for k in SELECTION if k in params}

@@ -149,7 +149,7 @@ def test_faults_are_repaired_and_tables_are_identical(undisturbed, tmp_path):
     res = folder / "results"
     (res / "cells" / "simA" / "md").joinpath(sorted(os.listdir(res / "cells" / "simA" / "md"))[0], "k2.json").unlink()
     next((res / "data" / "simB").glob("seed*.parquet")).unlink()
-    (res / "benchmarks" / "simA" / "mdav.tsv").unlink()
+    (res / "benchmarks" / "simA" / "part0.tsv").unlink()
     seed_dirs = sorted((res / "cells" / "simA" / "mdav").iterdir())
     (seed_dirs[0] / "k3.csv").write_text("group\n0\n1\n")  # truncated partition
     (seed_dirs[1] / "k2.json").write_text('{"algorithm": "mdav", "k": ')  # truncated record
@@ -163,10 +163,9 @@ def test_faults_are_repaired_and_tables_are_identical(undisturbed, tmp_path):
     assert "removing damaged" in proc.stderr
     ran = jobs_run(proc)
     # the two data draws that were deleted or damaged are prepared again; every batch that reads them
-    # or lost a file runs again (from the cache); simB/mdav and simB/md read the new simB draw.
+    # or lost a file runs again (from the cache); each data set's algorithms share one job.
     assert ran.get("prepare__simA") == 1 and ran.get("prepare__simB") == 1, ran
-    assert set(k for k in ran if k.startswith("run__")) == {"run__simA__mdav", "run__simA__md", "run__simB__mdav",
-                                                           "run__simB__md"}, ran
+    assert set(k for k in ran if k.startswith("run__")) == {"run__simA__part0", "run__simB__part0"}, ran
     assert ran.get("aggregate") == 1 and ran.get("tables") == 1, ran
     computed = 0
     for log in (res / "logs" / "run").rglob("*.log"):

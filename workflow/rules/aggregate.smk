@@ -13,7 +13,7 @@ rule effective_config:
     run:
         from mabench import io
 
-        io.write_text(output[0], params.text + "\n")  # the one atomic writer, like every other output
+        io.write_text(output[0], f"{params.text}\n")  # the one atomic writer, like every other output
 
 
 rule aggregate:
