@@ -15,10 +15,10 @@ Choices where the source is silent: r is the lower-indexed record of the
 pair, and among equally distant pairs the one whose lower index is smallest
 wins (then the smaller partner); other ties go to the lowest index.
 
-Speed: the naive method is O(n³). Here each record keeps its farthest
-remaining partner; removing records only lowers a record's true maximum, so
-stale values are upper bounds and only the records that surface as the
-global maximum are recomputed (exact, same result as the naive scan).
+Speed: the naive method is O(n³). The most distant pair comes from
+``kernels.most_distant_pair`` (each record keeps its farthest remaining
+partners; exhausted lists are upper bounds, recomputed lazily; exact, the
+same result as the naive scan).
 """
 
 import numpy as np
@@ -29,42 +29,18 @@ from mabench.api import Algorithm
 
 
 @njit(cache=True)
-def _refresh(W, alive, ids, m, slot, S, far_d, far_id):
-    """Recompute the farthest remaining partner of the record in ``slot``."""
-    K.load_point(W, slot, S[1])
-    best = K.distances_from(W, alive, m, S[1], S)  # itself only when all remaining coincide
-    far_d[ids[slot]] = S[2][best]
-    far_id[ids[slot]] = ids[best]
-
-
-@njit(cache=True)
 def md_labels(Z, k):
     n, d = Z.shape
     W, ids, alive = K.work_buffer(Z)
     labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
     S = K.scratch(n, d, k)
-    far_d = np.empty(n)
-    far_id = np.empty(n, dtype=np.int64)
+    state = K.far_partners(W, alive, ids, n, S)
     slot_of = np.arange(n)
-    for i in range(n):
-        _refresh(W, alive, ids, n, i, S, far_d, far_id)
     m = n
     left = n
     g = 0
     while left >= 2 * k:
-        # lazy exact maximum: a stale row (partner gone) holds an upper bound
-        while True:
-            r = -1
-            best_v = -1.0
-            for i in range(m):
-                if alive[i] and far_d[ids[i]] > best_v:
-                    best_v = far_d[ids[i]]
-                    r = i
-            partner = far_id[ids[r]]
-            if labels[partner] == K.UNASSIGNED:
-                break
-            _refresh(W, alive, ids, m, r, S, far_d, far_id)
-        s_id = far_id[ids[r]]
+        r, s_id = K.most_distant_pair(W, alive, ids, m, S, state, labels)
         left -= K.group_around(W, ids, alive, m, r, k, labels, g, S)
         g += 1
         s = slot_of[s_id]
