@@ -288,6 +288,15 @@ def cmd_best_known(args) -> None:
         _print_json({"cells": int(len(merged)), "at_or_below_published": int(merged["beats"].sum())})
 
 
+def cmd_report(args) -> None:
+    from . import published, report, tables
+
+    results = tables.read_results(args.results)
+    registry = published.load(args.published) if args.published else None
+    pages = report.write_report(results, args.out_dir, registry)
+    _print_json({"pages": [str(p) for p in pages]})
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="mabench", description="Reproducible microaggregation benchmarks.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -393,6 +402,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dir", help="registry folder (default: config/best_known)")
     s.add_argument("--out-dir", help="table: where best_known.{md,csv} go")
     s.set_defaults(func=cmd_best_known)
+    s = sub.add_parser("report", help="write the reproduction report: one self-contained HTML page per paper")
+    s.add_argument("--results", required=True)
+    s.add_argument("--published", help="registry CSV (default: config/published.csv)")
+    s.add_argument("--out-dir", required=True, help="writes index.html, <source>.html and figures/*.png")
+    s.set_defaults(func=cmd_report)
     return p
 
 

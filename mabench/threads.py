@@ -8,7 +8,9 @@ with other work on both cores). So before each cell the runner asks the kernel
 to use only the cores that are idle now: the configured maximum
 (``NUMBA_NUM_THREADS``) capped by the cores this process may run on minus the
 other runnable tasks (``/proc/loadavg``, sampled a few times). On an idle
-machine that is every core; on a loaded one, one thread.
+machine that is every core; on a loaded one, one thread. The kernels read no
+thread count themselves: ``numba.get_num_threads()`` inside compiled code is a
+dynamic global that stops Numba from caching every kernel that calls it.
 """
 
 from __future__ import annotations

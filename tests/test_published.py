@@ -1,8 +1,8 @@
 """The published-values registry (config/published.csv) and mabench.published.compare.
 
-Spot-check values below are transcribed from the project spec (papers.md §1.2, §2.1,
-§3.1; thesis_ch4_ch5.md §8), which in turn transcribes the seed files named in
-the registry's seed_file column.
+Spot-check values below are transcribed from the seed files named in the registry's
+seed_file column (004_d1273daa16c98592.txt §VI Tables I–III, 002_81f9d5b914b1df78.txt §5
+Tables 1–4, 003_58f0e37d459aa4df.txt §5.2 Table 2, 001_26cfb99743cbb1f3.txt §4.5.2 and §5.4.2).
 """
 
 from __future__ import annotations

@@ -7,6 +7,10 @@
 * :mod:`.mdav` — the MDAV family's main loop;
 * :mod:`.localsearch` — group state of a partition, exact move/swap costs, move/swap descent, perturbation;
 * :mod:`.icsm` — ICSM's SimpleHeuristic, Tour, Tour2Assignment (cyclic HM) and ComplexHeuristic.
+* :mod:`.farpair` — the most distant remaining pair, kept exact lazily (MD, DBFS);
+* :mod:`.tfrp` — groups around the records farthest from two fixed reference points (TFRP-1);
+* :mod:`.density` — k-neighbourhood density and the densest-first grouping (DBA-1);
+* :mod:`.refine` — dissolve-and-reassign refinement (DBA's second phase: DBA-2, MDAV-2, TFRP-2);
 * :mod:`.pairs` — the compact (CSR) list of record pairs closer than a threshold (OMMA's similarity list);
 * :mod:`.swap` — fixed-size groups under one-for-one swaps with O(d) SSE deltas (OMMA's migrations);
 * :mod:`.interaction` — grow a group by largest interaction = smallest summed squared distance (IAMAT).
@@ -41,6 +45,10 @@ from .localsearch import (EPS, apply_move, best_change, dissolve, group_state, m
 from .icsm import (complex_heuristic, grow_update, group_scores, group_scores_fast, simple_heuristic, slide_update, tour,  # noqa: E402
                    tour2assignment, window_costs)
 from .localsearch import apply_swap as ls_apply_swap  # noqa: E402  (.swap's apply_swap is OMMA's)
+from .farpair import far_partners, far_refresh, most_distant_pair  # noqa: E402
+from .tfrp import reference_points, two_reference_labels  # noqa: E402
+from .density import density_labels, knn_spread  # noqa: E402
+from .refine import dissolve_reassign  # noqa: E402
 from .interaction import argmin_alive, interaction_group  # noqa: E402
 from .pairs import count_close_pairs, distance_range, fill_close_pairs, transposed  # noqa: E402
 from .swap import EPS as SWAP_EPS  # noqa: E402
@@ -56,6 +64,8 @@ __all__ = [
     "r1", "r2", "r3", "swap_cost", "total_sse",
     "complex_heuristic", "grow_update", "group_scores", "group_scores_fast", "simple_heuristic", "slide_update", "tour", "tour2assignment",
     "window_costs",
+    "far_partners", "far_refresh", "most_distant_pair", "reference_points", "two_reference_labels",
+    "density_labels", "knn_spread", "dissolve_reassign",
     "argmin_alive", "interaction_group",
     "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
     "SWAP_EPS", "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",

@@ -16,7 +16,6 @@ centroid pass compacts the buffer in order while it sums, so
 from __future__ import annotations
 
 import numpy as np
-import numba
 from numba import njit, prange
 
 UNASSIGNED = -1
@@ -61,7 +60,7 @@ def compact(W, ids, alive, m, sums):
     Each column is summed by one thread in record order, so the sums are the
     same bits whatever the thread count.
     """
-    if m >= PARALLEL_MIN and numba.get_num_threads() > 1:
+    if m >= PARALLEL_MIN:
         _compact_columns_par(W, alive, m, sums)
     else:
         for j in range(W.shape[0]):
