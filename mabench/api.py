@@ -60,8 +60,13 @@ def format_params(params: dict[str, Any]) -> str:
     return ",".join(f"{k}={params[k]}" for k in sorted(params))
 
 
-# run(Z, k, params, rng) -> labels; Z is the standardized (n, d) float64 C-contiguous data.
+# run(Z, k, params, rng) -> labels; Z is the standardized (n, d) float64 C-contiguous data
+# (the original values instead if the algorithm declares a `scale` param and runs with scale=raw).
 RunFn = Callable[[np.ndarray, int, dict, np.random.Generator], np.ndarray]
+
+
+# Choices of the generic `scale` parameter (see mabench.runner.algorithm_input).
+SCALES = ("standardized", "raw")
 
 
 @dataclass(frozen=True)

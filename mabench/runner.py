@@ -1,5 +1,7 @@
 """One benchmark cell: (algorithm, data set, k, seed) -> validated partition + metrics.
 
+An algorithm that declares a ``scale`` parameter (``standardized`` | ``raw``) gets
+the original values instead of the z-scores when run with ``scale=raw``.
 Loading, standardizing and JIT compilation happen before the clock starts;
 ``seconds`` is the algorithm's own time. The partition is validated against
 the algorithm's declared bounds before any metric is computed.
@@ -26,6 +28,14 @@ class CellResult:
     labels: np.ndarray
 
 
+def algorithm_input(algo, resolved: dict, values: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """The data an algorithm decides on: z-scores, or the original values if it declares
+    a ``scale`` parameter and was given ``scale=raw`` (docs/metrics.md#il_raw)."""
+    if "scale" in algo.params and resolved.get("scale") == "raw":
+        return np.ascontiguousarray(values, dtype=np.float64)
+    return z
+
+
 def _warm_up(algo, k: int, d: int, params: dict) -> None:
     """Compile the algorithm's kernels on a tiny problem of the same types."""
     tiny = np.random.default_rng(0).standard_normal((3 * k + 1, d))
@@ -43,10 +53,11 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
     if n < k:
         raise UserError(f"data set {ds.spec} has n={n} records, fewer than k={k}; choose k <= {n}")
     z = zscore(ds.values, ds.columns)
+    x_in = algorithm_input(algo, resolved, ds.values, z)
     _warm_up(algo, k, d, resolved)
     rng = rng_for(seed, f"algorithm:{algo.name}")
     start = time.perf_counter()
-    labels = algo.run(z, k, resolved, rng)
+    labels = algo.run(x_in, k, resolved, rng)
     seconds = time.perf_counter() - start
     labels = np.asarray(labels, dtype=np.int64)
     sizes = partition.check(labels, n, k, algo.max_group_size(k, resolved), who=algo.name)
