@@ -3,6 +3,7 @@
 * :mod:`.buffer` — the work buffer of remaining records (compaction, running centroid sums, scratch);
 * :mod:`.distances` — distance passes and the farthest remaining record;
 * :mod:`.nearest` — a record with its k−1 nearest remaining records;
+* :mod:`.select` — argmin / m nearest among the alive slots, moving one record into a growing group;
 * :mod:`.groups` — centroids, SSE, leftovers to the nearest group;
 * :mod:`.mdav` — the MDAV family's main loop.
 
@@ -23,10 +24,11 @@ from .distances import argmax_alive, distances_from, load_point, sqdist  # noqa:
 from .groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
 from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
 from .nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
+from .select import add_member, argmin_alive, nearest_slots  # noqa: E402
 
 __all__ = [
     "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",
-    "argmax_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
-    "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "scratch", "sqdist",
+    "add_member", "argmax_alive", "argmin_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
+    "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "nearest_slots", "scratch", "sqdist",
     "sse", "take_nearest", "work_buffer",
 ]
