@@ -70,9 +70,16 @@ def test_decimals_match_printed_digits(reg):
     assert (printed == reg["decimals"]).all()
 
 
+# Plugins of issue 9 that other branches are building in parallel: their registry rows are
+# written already (verdict "not implemented" until they land). Remove a name once it lands.
+PENDING = {"tfrp1", "tfrp2", "dba1", "dba2", "mdav2", "dbfs", "hm", "mhm", "mdst", "muapprox", "kward"}
+
+
 def test_algorithms_and_params_exist(reg):
     algos = plugins.algorithms()
     for (name, params), _ in reg[reg["algorithm"] != ""].groupby(["algorithm", "params"]):
+        if name not in algos and name in PENDING:
+            continue
         assert name in algos, name
         algos[name].resolve(P.parse_params(params))  # raises on an unknown parameter or value
 
@@ -89,16 +96,17 @@ def test_dataset_params_are_generator_params(reg):
             continue  # generator not written yet
         gens[name].resolve(P.parse_params(params))  # raises on an unknown parameter
     fetched = reg[reg["dataset"].isin(["tarragona", "census", "eia"])]
-    assert (fetched["dataset_params"] == "").all()
+    # fetched sets take only a column selection (columns=/drop=), e.g. EIA without UTILITYID for TFRP
+    assert fetched["dataset_params"].str.fullmatch(r"((columns|drop)=[^,]+)?").all()
 
 
 def test_tolerances(reg):
     exact, draws = reg[reg["rule"] == "exact"], reg[reg["rule"] == "draws"]
     assert draws["tolerance"].isna().all()
     assert exact["tolerance"].notna().all()
-    il = exact[exact["metric"].isin(["il", "g_il"])]
+    il = exact[exact["metric"].isin(["il", "il_raw", "g_il"])]
     assert (il["tolerance"] >= 0.01 - 1e-12).all()
-    other = exact[~exact["metric"].isin(["il", "g_il"])]
+    other = exact[~exact["metric"].isin(["il", "il_raw", "g_il"])]
     bands = [P.exact_band(d, r) for d, r in zip(other["decimals"], other["rounding"])]
     assert np.allclose(other["tolerance"], bands)
     assert set(reg.loc[reg["source"] == "chettri", "rounding"]) == {"truncate", "round"}
@@ -108,8 +116,8 @@ def test_tolerances(reg):
 def test_row_counts(reg):
     counts = reg.groupby(["source", "table"]).size().to_dict()
     assert counts == {
-        ("ps2010", "Table I"): 7, ("ps2010", "Table II"): 7, ("ps2010", "Table III"): 7,
-        ("chettri", "Table 1"): 12, ("chettri", "Table 2"): 12, ("chettri", "Table 3"): 12,
+        ("ps2010", "Table I"): 48, ("ps2010", "Table II"): 48, ("ps2010", "Table III"): 41,
+        ("chettri", "Table 1"): 32, ("chettri", "Table 2"): 32, ("chettri", "Table 3"): 32,
         ("chettri", "Table 4"): 12,
         ("icsm2015", "Table 2"): 21,
         ("fayyoumi2008", "Table 4.3"): 15, ("fayyoumi2008", "Table 4.4"): 90,
@@ -154,7 +162,12 @@ def test_spot_values(reg, where, value):
 def test_mappings(reg):
     ps = cell(reg, source="ps2010", table="Table I", row="MDAV-1", k=3)
     assert (ps["algorithm"], ps["dataset"], ps["rule"], ps["rounding"]) == ("mdav1", "tarragona", "exact", "round")
-    assert cell(reg, source="ps2010", table="Table I", row="MDAV-MHM", k=3)["algorithm"] == ""
+    mhm = cell(reg, source="ps2010", table="Table I", row="MDAV-MHM", k=3)
+    assert (mhm["algorithm"], mhm["params"]) == ("mhm", "order=mdav")
+    pss = cell(reg, source="ps2010", table="Table I", row="P-S", k=3)
+    assert (pss["algorithm"], pss["params"], pss["metric"]) == ("ps", "fill=greedy,scale=raw", "il_raw")
+    assert cell(reg, source="ps2010", table="Table III", row="TFRP-1", k=3)["dataset_params"] == "drop=UTILITYID"
+    assert cell(reg, source="chettri", table="Table 2", row="V-MDAV", k=5)["rounding"] == "round"
     assert cell(reg, source="chettri", table="Table 1", row="MDAV-generic", k=4)["params"] == "tail=3k"
     icsm = reg[reg["source"] == "icsm2015"]
     assert set(icsm["params"]) == {"tail=2k"}
