@@ -44,6 +44,18 @@ def _min_into(mind, dist, m):
 
 
 @njit(cache=True)
+def _farthest_by_id(dist, ids, alive, m):
+    """Alive slot whose record has the largest precomputed distance; ties -> lowest id."""
+    best = -1
+    bv = -1.0
+    for i in range(m):
+        if alive[i] and dist[ids[i]] > bv:
+            bv = dist[ids[i]]
+            best = i
+    return best
+
+
+@njit(cache=True)
 def vmdav_labels(Z, k, gamma, fixed_centroid, loop_2k):
     n, d = Z.shape
     W, ids, alive = K.work_buffer(Z)
@@ -57,9 +69,17 @@ def vmdav_labels(Z, k, gamma, fixed_centroid, loop_2k):
     left = n
     g = 0
     stop = 2 * k if loop_2k else k
+    d_fixed = np.empty(n)  # distances to the fixed centroid, by record id, computed once
+    if fixed_centroid:
+        K.distances_from(W, alive, m, c_fixed, S)
+        for i in range(m):
+            d_fixed[ids[i]] = S[2][i]
     while left >= stop:
         m = K.centroid(W, ids, alive, m, left, S[7], c_now)
-        e = K.distances_from(W, alive, m, c_fixed if fixed_centroid else c_now, S)
+        if fixed_centroid:
+            e = _farthest_by_id(d_fixed, ids, alive, m)
+        else:
+            e = K.distances_from(W, alive, m, c_now, S)
         size = K.group_around(W, ids, alive, m, e, k, labels, g, S)  # leaves e's distances in S[2]
         left -= size
         members[0] = e
