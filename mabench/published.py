@@ -213,6 +213,12 @@ def _draws(row: dict, vals: np.ndarray) -> dict:
             "delta": mean - published, "verdict": verdict}
 
 
+def same_scale(wanted: dict, have: dict) -> bool:
+    """A run on raw values (``scale=raw``) matches only rows that name ``scale=raw``: a row that does
+    not name ``scale`` means the standardized run (docs/published.md, "Matching results")."""
+    return str(wanted.get("scale", "standardized")) == str(have.get("scale", "standardized"))
+
+
 def compare(registry: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """Registry columns plus reproduced, n_draws, ci_low, ci_high, delta, verdict, cause (one row per
     registry row, same order). See docs/published.md for the matching and verdict rules."""
@@ -240,7 +246,7 @@ def compare(registry: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
             continue
         want_p, want_d = parse_params(row["params"]), parse_params(row["dataset_params"])
         hits = [idx for p, d, idx in groups.get((row["algorithm"], row["dataset"], int(row["k"])), [])
-                if _is_subset(want_p, p) and _is_subset(want_d, d)]
+                if _is_subset(want_p, p) and _is_subset(want_d, d) and same_scale(want_p, p)]
         metric = row["metric"]
         vals = (pd.to_numeric(res[metric].iloc[hits], errors="coerce").dropna().to_numpy(dtype=float)
                 if metric in res.columns and hits else np.empty(0))

@@ -135,7 +135,10 @@ def reading_values(row: dict, results: pd.DataFrame) -> list[tuple[str, float, d
     hit = results[(results["algorithm"] == row["algorithm"]) & (results["dataset"] == row["dataset"])
                   & (results["k"].astype("int64") == int(row["k"]))]
     out = []
+    want_p = published.parse_params(row["params"])
     for params, part in hit.groupby("params", sort=True):
+        if not published.same_scale(want_p, published.parse_params(params)):
+            continue  # a reading varies the method, not the scale (that is the scale check's job)
         part = part[[published._is_subset(want_d, published.parse_params(d)) for d in part["dataset_params"]]]
         vals = pd.to_numeric(part[metric], errors="coerce").dropna().to_numpy(dtype=float)
         if vals.size and row["rule"] == "exact":
