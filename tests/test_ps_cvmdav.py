@@ -386,3 +386,16 @@ def test_rows_of_absent_plugins_are_not_implemented(tmp_path):
     res = pd.DataFrame([runner.run_cell("mdav", "tarragona", 3).record])
     out = tables.write_tables(res, tmp_path, rows)
     assert set(out["verdict"]) == {"not implemented"}
+
+
+def test_raw_runs_never_pool_with_standardized_rows():
+    reg = published.load()
+    row = reg[(reg["source"] == "chettri") & (reg["table"] == "Table 2") & (reg["row"] == "MDAV") & (reg["k"] == 3)]
+    base = dict(algorithm="mdav", dataset="census", dataset_params="", k=3, seed=0)
+    res = pd.DataFrame([{**base, "params": "scale=standardized,tail=3k", "il": 5.6922},
+                        {**base, "params": "scale=raw,tail=3k", "il": 22.0}])
+    out = published.compare(row, res)
+    assert out["reproduced"].iloc[0] == pytest.approx(5.6922) and out["n_draws"].iloc[0] == 1
+    ps_row = reg[(reg["row"] == "P-S") & (reg["table"] == "Table II") & (reg["k"] == 3)]
+    res = pd.DataFrame([{**base, "algorithm": "ps", "params": "fill=greedy,scale=standardized", "il_raw": 9.0}])
+    assert published.compare(ps_row, res)["verdict"].iloc[0] == "not run"
