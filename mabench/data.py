@@ -9,6 +9,12 @@ a separate step (:mod:`mabench.standardize`). A spec is
   drawn with ``seed``, or
 * a path to a CSV or Parquet file of numeric columns.
 
+Any of them takes the column selection ``columns=`` (keep these, in this order) or
+``drop=`` (keep all but these): column names or 1-based positions joined with
+``+``, e.g. ``eia[drop=UTILITYID]``, ``tarragona[columns=3]``,
+``uniform[n=3000,d=16,columns=1+2+3]``. The selection is part of the data set's
+parameters, so it travels into file names, results and tables.
+
 Parquet files written by the workflow carry their spec and seed in the file
 metadata, so results computed from them keep the data set's name.
 """
@@ -29,7 +35,9 @@ from .errors import UserError
 from .seeds import rng_for
 
 _SPEC = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+)(\[(?P<params>[^\]]*)\])?$")
+_PATH_SPEC = re.compile(r"^(?P<path>.+?)\[(?P<params>[^\]]*)\]$")
 META_KEY = "mabench"
+SELECTION = ("columns", "drop")  # column-selection parameters every data set takes
 
 
 @dataclass
@@ -62,14 +70,51 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     m = _SPEC.match(spec.strip())
     if not m:
         raise UserError(f"data set {spec!r} is neither a file nor a name like `census` or `uniform[n=3000,d=16]`")
+    return m.group("name"), _parse_params(spec, m.group("params"))
+
+
+def _parse_params(spec: str, text: str | None) -> dict[str, str]:
     params = {}
-    if m.group("params"):
-        for item in m.group("params").split(","):
-            if "=" not in item:
-                raise UserError(f"data set {spec!r}: parameter {item!r} must be NAME=VALUE")
-            key, value = item.split("=", 1)
-            params[key.strip()] = value.strip()
-    return m.group("name"), params
+    for item in (text or "").split(",") if text else []:
+        if "=" not in item:
+            raise UserError(f"data set {spec!r}: parameter {item!r} must be NAME=VALUE")
+        key, value = item.split("=", 1)
+        params[key.strip()] = value.strip()
+    return params
+
+
+def split_selection(spec: str, params: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """(the data set's own parameters, the column selection)."""
+    selection = {k: params[k] for k in SELECTION if k in params}
+    if len(selection) > 1:
+        raise UserError(f"data set {spec!r}: give either columns= or drop=, not both")
+    return {k: v for k, v in params.items() if k not in SELECTION}, selection
+
+
+def select_columns(ds: "Dataset", selection: dict[str, str], spec: str) -> "Dataset":
+    """Keep (``columns=``) or drop (``drop=``) columns given by name or 1-based position, joined with ``+``."""
+    if not selection:
+        return ds
+    (how, text), = selection.items()
+    picked = []
+    for item in text.split("+"):
+        item = item.strip()
+        if item in ds.columns:
+            picked.append(ds.columns.index(item))
+        elif item.isdigit() and 1 <= int(item) <= len(ds.columns):
+            picked.append(int(item) - 1)
+        else:
+            raise UserError(
+                f"data set {spec!r}: {how}={text!r} names no column {item!r}; use column names or "
+                f"1-based positions 1..{len(ds.columns)} joined with '+' (columns: {', '.join(ds.columns)})"
+            )
+    if len(set(picked)) != len(picked):
+        raise UserError(f"data set {spec!r}: {how}={text!r} names a column twice")
+    keep = picked if how == "columns" else [j for j in range(len(ds.columns)) if j not in picked]
+    if not keep:
+        raise UserError(f"data set {spec!r}: drop={text!r} leaves no column; keep at least one")
+    return Dataset(ds.name, np.ascontiguousarray(ds.values[:, keep]), [ds.columns[j] for j in keep],
+                   {**ds.params, how: text}, ds.seed, ds.provenance)
 
 
 def _looks_like_path(spec: str) -> bool:
@@ -83,15 +128,28 @@ def names() -> list[str]:
 
 
 def load(spec: str, seed: int | None = None, raw: str | None = None) -> Dataset:
+    """The data set ``spec`` (with its column selection applied), in original units."""
+    path = _PATH_SPEC.match(spec.strip())
+    if path and _looks_like_path(path.group("path")):
+        params = _parse_params(spec, path.group("params"))
+        rest, selection = split_selection(spec, params)
+        if rest:
+            raise UserError(f"data file {path.group('path')!r} takes only columns= or drop=, got {sorted(rest)[0]}=")
+        return select_columns(read_table(path.group("path")), selection, spec)
     if _looks_like_path(spec):
         return read_table(spec)
+    name, params = parse_spec(spec)
+    params, selection = split_selection(spec, params)
+    return select_columns(_load_named(spec, name, params, seed, raw), selection, spec)
+
+
+def _load_named(spec: str, name: str, params: dict, seed: int | None, raw: str | None) -> Dataset:
     from . import fetch
 
-    name, params = parse_spec(spec)
     catalog = fetch.catalog()
     if name in catalog:
         if params:
-            raise UserError(f"data set {name!r} takes no parameters")
+            raise UserError(f"data set {name!r} takes only columns= or drop=, got {sorted(params)[0]}=")
         frame, provenance = fetch.catalog_frame(name, raw)
         return _from_frame(frame, name=name, provenance=provenance)
     if raw:
@@ -166,12 +224,25 @@ def check_values(values: np.ndarray, columns: list[str], where: str) -> None:
         raise UserError(f"{where}: column {columns[const[0]]!r} is constant and cannot be standardized; drop it")
 
 
-def metric_defaults(name: str) -> dict:
-    """Per-data-set metric options from the catalog (e.g. Census's key variables)."""
+def metric_defaults(name: str, columns: list[str] | None = None) -> dict:
+    """Per-data-set metric options from the catalog (e.g. Census's key variables).
+
+    With ``columns`` (the columns left after a selection), key variables given by
+    name that were dropped are left out; none left means no key variables.
+    """
     from . import fetch
 
     entry = fetch.catalog().get(name)
     if entry is not None:
-        return dict(entry.get("metric_options") or {})
-    gen = plugins.generators().get(name)
-    return dict(getattr(gen, "metric_options", None) or {})
+        options = dict(entry.get("metric_options") or {})
+    else:
+        gen = plugins.generators().get(name)
+        options = dict(getattr(gen, "metric_options", None) or {})
+    keys = options.get("key_variables")
+    if columns is not None and isinstance(keys, list):
+        kept = [key for key in keys if key in columns]
+        if kept:
+            options["key_variables"] = kept
+        else:
+            options.pop("key_variables")
+    return options

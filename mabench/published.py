@@ -90,6 +90,12 @@ def _is_subset(wanted: dict, have: dict) -> bool:
     return all(k in have and have[k] == v for k, v in wanted.items())
 
 
+def _same_data(wanted: dict, have: dict) -> bool:
+    """Generator parameters as a subset; the column selection (``columns=``/``drop=``) exactly:
+    a row about all columns never matches a run on a subset of them."""
+    return _is_subset(wanted, have) and all(wanted.get(s) == have.get(s) for s in ("columns", "drop"))
+
+
 # ------------------------------------------------------------------ loading
 def default_path() -> Path:
     return plugins.home() / "config" / "published.csv"
@@ -246,7 +252,7 @@ def compare(registry: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
             continue
         want_p, want_d = parse_params(row["params"]), parse_params(row["dataset_params"])
         hits = [idx for p, d, idx in groups.get((row["algorithm"], row["dataset"], int(row["k"])), [])
-                if _is_subset(want_p, p) and _is_subset(want_d, d) and same_scale(want_p, p)]
+                if _is_subset(want_p, p) and _same_data(want_d, d) and same_scale(want_p, p)]
         metric = row["metric"]
         vals = (pd.to_numeric(res[metric].iloc[hits], errors="coerce").dropna().to_numpy(dtype=float)
                 if metric in res.columns and hits else np.empty(0))
