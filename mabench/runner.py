@@ -35,6 +35,12 @@ class CellResult:
     labels: np.ndarray
 
 
+def shown_params(resolved: dict) -> str:
+    """The record's canonical parameter string: the generic ``scale`` parameter appears only when
+    it is ``raw`` (standardized is every method's default), so existing result keys stay stable."""
+    return format_params({k: v for k, v in resolved.items() if not (k == "scale" and v == "standardized")})
+
+
 def algorithm_input(algo, resolved: dict, values: np.ndarray, z: np.ndarray) -> np.ndarray:
     """The data an algorithm decides on: z-scores, or the original values if it declares
     a ``scale`` parameter and was given ``scale=raw`` (docs/metrics.md#il_raw)."""
@@ -122,7 +128,7 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None) -> CellRe
     ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun)
     record = {
         "algorithm": algo.name,
-        "params": format_params(resolved),
+        "params": shown_params(resolved),
         "dataset": ds.name,
         "dataset_params": format_params(ds.params),
         "k": int(k),

@@ -216,7 +216,9 @@ def scale_section(part: pd.DataFrame, results: pd.DataFrame, baseline=("mdav", "
 
     def pick(same, algo, want, metric):
         hit = same[same["algorithm"] == algo]
-        hit = hit[[published._is_subset(want, published.parse_params(p)) for p in hit["params"]]]
+        rest = {k: v for k, v in want.items() if k != "scale"}
+        hit = hit[[published._is_subset(rest, published.parse_params(p)) and published.same_scale(want, published.parse_params(p))
+                   for p in hit["params"]]]
         vals = pd.to_numeric(hit[metric], errors="coerce").dropna() if not hit.empty else pd.Series(dtype=float)
         return float(vals.iloc[0]) if len(vals) else np.nan
 
