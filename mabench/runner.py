@@ -126,6 +126,9 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None) -> CellRe
         return split_output(again)[0]
 
     ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun)
+    start = time.perf_counter()
+    values = evaluate(ctx, metrics)
+    metric_seconds = time.perf_counter() - start
     record = {
         "algorithm": algo.name,
         "params": shown_params(resolved),
@@ -138,8 +141,9 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None) -> CellRe
         "n_groups": int(sizes.size),
         "min_group": int(sizes.min()),
         "max_group": int(sizes.max()),
-        **evaluate(ctx, metrics),
+        **values,
         "seconds": seconds,
+        "metric_seconds": metric_seconds,
         "threads": n_threads,
         "max_rss_mb": peak_rss_mb(),
     }
