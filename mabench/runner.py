@@ -49,10 +49,17 @@ def algorithm_input(algo, resolved: dict, values: np.ndarray, z: np.ndarray) -> 
     return z
 
 
+def call_run(algo, z, k: int, params: dict, rng, raw=None):
+    """``algo.run`` with the raw values passed to the plugins that ask for them (``uses_raw``)."""
+    if algo.uses_raw:
+        return algo.run(z, k, params, rng, raw=raw)
+    return algo.run(z, k, params, rng)
+
+
 def _warm_up(algo, k: int, d: int, params: dict) -> None:
     """Compile the algorithm's kernels on a tiny problem of the same types."""
-    tiny = np.random.default_rng(0).standard_normal((3 * k + 1, d))
-    algo.run(np.ascontiguousarray(tiny), k, params, np.random.default_rng(0))
+    tiny = np.ascontiguousarray(np.random.default_rng(0).standard_normal((3 * k + 1, d)))
+    call_run(algo, tiny, k, params, np.random.default_rng(0), raw=tiny)
 
 
 def split_output(out) -> tuple[np.ndarray, dict]:
@@ -115,13 +122,13 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None) -> CellRe
     rng = rng_for(seed, f"algorithm:{algo.name}")
     n_threads = threads.adapt()
     start = time.perf_counter()
-    out = algo.run(x_in, k, resolved, rng)
+    out = call_run(algo, x_in, k, resolved, rng, raw=np.ascontiguousarray(ds.values, dtype=np.float64))
     seconds = time.perf_counter() - start
     labels, info = split_output(out)
     sizes = partition.check(labels, n, k, algo.max_group_size(k, resolved), who=algo.name)
 
     def rerun(z_other: np.ndarray) -> np.ndarray:
-        again = algo.run(np.ascontiguousarray(z_other, dtype=np.float64), k, resolved,
+        again = call_run(algo, np.ascontiguousarray(z_other, dtype=np.float64), k, resolved,
                          rng_for(seed, f"algorithm:{algo.name}"))
         return split_output(again)[0]
 

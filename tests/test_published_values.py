@@ -27,20 +27,27 @@ NOT_REPRODUCED = {
     ("chettri", "Table 2", "CV-MDAV", 10),
     ("chettri", "Table 3", "CV-MDAV", 3), ("chettri", "Table 3", "CV-MDAV", 4), ("chettri", "Table 3", "CV-MDAV", 5),
     ("chettri", "Table 3", "CV-MDAV", 10),
+    ("fayyoumi2008", "Table 5.1", "Census", 5),  # IAMAT 8.9322 vs 8.8428: 1.01 % off (band 1 %)
+    ("fayyoumi2008", "Table 5.1", "Census", 6),  # IAMAT 10.1040 vs 9.9871: 1.17 % off
 }
 
 
 @pytest.fixture(scope="module")
 def compared():
     registry = published.load()
+    # randomized methods (OMMA) are judged over several seeds in tests/test_omma_iamat.py; the thesis's
+    # Ch. 3 / Ch. 6 tables (k-Ward family, EMAD: ~200 cells) in tests/test_kward.py and tests/test_emad.py.
     # rows of plugins still being built elsewhere (tests/test_published.py PENDING) are left out
-    rows = registry[registry["dataset"].isin(REAL) & registry["algorithm"].isin(list(plugins.algorithms()))
-                    & (registry["metric"] == "il")]
-    cells = rows[["algorithm", "params", "dataset", "k"]].drop_duplicates()
+    algos = plugins.algorithms()
+    deterministic = registry["algorithm"].map(lambda a: a in algos and algos[a].deterministic)
+    own_tests = (registry["source"] == "fayyoumi2008") & registry["table"].str.match(r"Table [36]\.")
+    rows = registry[registry["dataset"].isin(REAL) & deterministic & (registry["metric"] == "il") & ~own_tests]
+    cells = rows[["algorithm", "params", "dataset", "dataset_params", "k"]].drop_duplicates()
     results = []
     for cell in cells.itertuples(index=False):
         params = published.parse_params(cell.params)
-        results.append(runner.run_cell(cell.algorithm, cell.dataset, int(cell.k), 0, params).record)
+        spec = f"{cell.dataset}[{cell.dataset_params}]" if cell.dataset_params else cell.dataset
+        results.append(runner.run_cell(cell.algorithm, spec, int(cell.k), 0, params).record)
     return published.compare(rows, pd.DataFrame(results))
 
 
@@ -71,7 +78,8 @@ def test_textbook_mdav_reproduces_the_papers_mdav_rows(compared):
 
 
 def test_cbfs_with_group_tail_reproduces_the_thesis_mdav_column(compared):
-    rows = compared[(compared["source"] == "fayyoumi2008") & (compared["table"] == "Table 4.3")]
+    rows = compared[(compared["source"] == "fayyoumi2008") & (compared["table"] == "Table 4.3")
+                    & (compared["algorithm"] == "cbfs")]
     assert set(rows["dataset"]) == {"tarragona", "census"}
     assert len(rows) == 7
     assert set(rows["verdict"]) <= {"reproduced", "within tolerance"}

@@ -3,9 +3,13 @@
 * :mod:`.buffer` — the work buffer of remaining records (compaction, running centroid sums, scratch);
 * :mod:`.distances` — distance passes and the farthest remaining record;
 * :mod:`.nearest` — a record with its k−1 nearest remaining records;
-* :mod:`.select` — argmin / m nearest among the alive slots, moving one record into a growing group;
+* :mod:`.select` — the m nearest among the alive slots, moving one record into a growing group;
 * :mod:`.groups` — centroids, SSE, leftovers to the nearest group;
-* :mod:`.mdav` — the MDAV family's main loop.
+* :mod:`.mdav` — the MDAV family's main loop;
+* :mod:`.pairs` — the compact (CSR) list of record pairs closer than a threshold (OMMA's similarity list);
+* :mod:`.swap` — fixed-size groups under one-for-one swaps with O(d) SSE deltas (OMMA's migrations);
+* :mod:`.interaction` — grow a group by largest interaction = smallest summed squared distance (IAMAT).
+* :mod:`.ward` — Ward merging under a minimum group size (the k-Ward family: kW, kWD, kWR).
 
 Algorithm plugins import what they need from here (``from mabench import kernels as K``).
 """
@@ -31,11 +35,20 @@ from .distances import argmax_alive, distances_from, load_point, sqdist  # noqa:
 from .groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
 from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
 from .nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
-from .select import add_member, argmin_alive, nearest_slots  # noqa: E402
+from .interaction import argmin_alive, interaction_group  # noqa: E402
+from .pairs import count_close_pairs, distance_range, fill_close_pairs, transposed  # noqa: E402
+from .swap import EPS as SWAP_EPS  # noqa: E402
+from .swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
+from .ward import kward_sorted, kwr_sorted, ward_increase, ward_merge, ward_merge_diagonal  # noqa: E402
+from .select import add_member, nearest_slots  # noqa: E402
 
 __all__ = [
     "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",
-    "add_member", "argmax_alive", "argmin_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
+    "add_member", "argmax_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
     "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "nearest_slots", "scratch", "sqdist",
     "sse", "take_nearest", "work_buffer",
+    "argmin_alive", "interaction_group",
+    "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
+    "SWAP_EPS", "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
+    "kward_sorted", "kwr_sorted", "ward_increase", "ward_merge", "ward_merge_diagonal",
 ]

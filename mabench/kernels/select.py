@@ -1,5 +1,7 @@
 """Selections over the alive slots of the work buffer that do not form a group by themselves.
 
+(The argmin over alive slots these methods also use is ``interaction.argmin_alive``.)
+
 Used by the methods that grow a group record by record (P-S's greedy fill,
 V-MDAV's extension, CV-MDAV's candidate test). Every tie goes to the lowest
 slot, which is the lowest record id (the buffer keeps record order).
@@ -10,18 +12,6 @@ from __future__ import annotations
 from numba import njit
 
 from .buffer import forget
-
-
-@njit(cache=True)
-def argmin_alive(dist, alive, m):
-    """Slot of the smallest distance among alive slots; ties go to the lowest slot (= lowest id)."""
-    best = -1
-    best_v = 0.0
-    for i in range(m):
-        if alive[i] and (best < 0 or dist[i] < best_v):
-            best_v = dist[i]
-            best = i
-    return best
 
 
 @njit(cache=True)

@@ -128,7 +128,8 @@ def _check_plugins(cfg):
         info["seeds"] = cell_seeds(cfg["root_seed"], draws) if info["kind"] == "generated" else [0]
         info["fixed"] = info["kind"] != "generated"
         info["k"] = list(entry.get("k", cfg["k"]))
-        info["algorithms"] = list(entry.get("algorithms", list(cfg["algorithms"])))
+        everywhere = [a for a, e in cfg["algorithms"].items() if e.get("on_every_dataset", True)]
+        info["algorithms"] = list(entry.get("algorithms", everywhere))
         for algo_id in info["algorithms"]:
             if algo_id not in cfg["algorithms"]:
                 problems.append(
