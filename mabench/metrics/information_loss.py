@@ -10,9 +10,11 @@ from . import EvalContext, metric
 
 @metric("il", doc="information loss, 100·SSE/SST on z-scores (%)")
 def il(ctx: EvalContext) -> float:
+    # SST is the SSE of the one-group partition, summed by the same kernel in the same order: the
+    # whole data set as one group (k = n) gives exactly 100, and rounding can never push IL above it.
     z = ctx.z
-    sst = float(((z - z.mean(axis=0)) ** 2).sum())
-    return 100.0 * sse(z, ctx.labels, ctx.n_groups) / sst
+    sst = sse(z, np.zeros(z.shape[0], dtype=np.int64), 1)
+    return 100.0 * min(1.0, sse(z, ctx.labels, ctx.n_groups) / sst)
 
 
 @metric("il_raw", doc="information loss, 100·SSE/SST on the original (unstandardized) values (%)")
@@ -20,10 +22,10 @@ def il_raw(ctx: EvalContext) -> float:
     """IL on the raw scale: each column weighs by its variance, so large-valued columns dominate.
 
     Not comparable with ``il``; it is the scale some papers evidently computed on
-    (see docs/metrics.md#il_raw).
+    (see docs/metrics.md#il_raw). SST is summed like ``il``'s (one-group SSE), so k = n gives 100.
     """
     x = np.ascontiguousarray(ctx.original, dtype=np.float64)
-    sst = float(((x - x.mean(axis=0)) ** 2).sum())
+    sst = sse(x, np.zeros(x.shape[0], dtype=np.int64), 1)
     if sst == 0.0:
         return 0.0
-    return 100.0 * sse(x, ctx.labels, ctx.n_groups) / sst
+    return 100.0 * min(1.0, sse(x, ctx.labels, ctx.n_groups) / sst)
