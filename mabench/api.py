@@ -60,8 +60,9 @@ def format_params(params: dict[str, Any]) -> str:
     return ",".join(f"{k}={params[k]}" for k in sorted(params))
 
 
-# run(Z, k, params, rng) -> labels; Z is the standardized (n, d) float64 C-contiguous data
-# (the original values instead if the algorithm declares a `scale` param and runs with scale=raw).
+# run(Z, k, params, rng) -> labels, or (labels, extra): extra is a dict of JSON-serializable fields
+# added to the run record (mabench.runner.split_output). Z is the standardized (n, d) float64 C-contiguous data.
+# With scale=raw (the algorithm declares a `scale` param) Z holds the original values instead.
 RunFn = Callable[[np.ndarray, int, dict, np.random.Generator], np.ndarray]
 
 

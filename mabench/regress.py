@@ -42,10 +42,10 @@ def cells(config: dict, only: str | None = None):
     algos = config["algorithms"]
     for ds_id, entry in config["datasets"].items():
         spec = entry["spec"]
-        name = data.parse_spec(spec)[0] if not spec.endswith((".csv", ".parquet")) else None
-        if name not in catalog:
+        if data.base_name(spec) not in catalog:
             continue
-        for algo_id in entry.get("algorithms", list(algos)):
+        everywhere = [a for a, e in algos.items() if e.get("on_every_dataset", True)]
+        for algo_id in entry.get("algorithms", everywhere):
             if wanted is not None and algo_id not in wanted:
                 continue
             params = {str(k): str(v) for k, v in (algos[algo_id].get("params") or {}).items()}

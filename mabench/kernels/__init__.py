@@ -6,6 +6,8 @@
 * :mod:`.select` — the m nearest among the alive slots, moving one record into a growing group;
 * :mod:`.groups` — centroids, SSE, leftovers to the nearest group;
 * :mod:`.mdav` — the MDAV family's main loop;
+* :mod:`.localsearch` — group state of a partition, exact move/swap costs, move/swap descent, perturbation;
+* :mod:`.icsm` — ICSM's SimpleHeuristic, Tour, Tour2Assignment (cyclic HM) and ComplexHeuristic.
 * :mod:`.pairs` — the compact (CSR) list of record pairs closer than a threshold (OMMA's similarity list);
 * :mod:`.swap` — fixed-size groups under one-for-one swaps with O(d) SSE deltas (OMMA's migrations);
 * :mod:`.interaction` — grow a group by largest interaction = smallest summed squared distance (IAMAT).
@@ -35,6 +37,11 @@ from .distances import argmax_alive, distances_from, load_point, sqdist  # noqa:
 from .groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
 from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
 from .nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
+from .localsearch import (EPS, apply_move, best_change, dissolve, group_state, move_swap_descent,  # noqa: E402
+                          nearest_groups, perturb, r1, r2, r3, swap_cost, total_sse)
+from .icsm import (complex_heuristic, grow_update, group_scores, group_scores_fast, simple_heuristic, slide_update, tour,  # noqa: E402
+                   tour2assignment, window_costs)
+from .localsearch import apply_swap as ls_apply_swap  # noqa: E402  (.swap's apply_swap is OMMA's)
 from .interaction import argmin_alive, interaction_group  # noqa: E402
 from .pairs import count_close_pairs, distance_range, fill_close_pairs, transposed  # noqa: E402
 from .swap import EPS as SWAP_EPS  # noqa: E402
@@ -47,6 +54,10 @@ __all__ = [
     "add_member", "argmax_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
     "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "nearest_slots", "scratch", "sqdist",
     "sse", "take_nearest", "work_buffer",
+    "EPS", "apply_move", "ls_apply_swap", "best_change", "dissolve", "group_state", "move_swap_descent", "nearest_groups", "perturb",
+    "r1", "r2", "r3", "swap_cost", "total_sse",
+    "complex_heuristic", "grow_update", "group_scores", "group_scores_fast", "simple_heuristic", "slide_update", "tour", "tour2assignment",
+    "window_costs",
     "argmin_alive", "interaction_group",
     "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
     "SWAP_EPS", "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
