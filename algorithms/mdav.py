@@ -27,7 +27,7 @@ them is added.
 """
 
 from mabench import kernels
-from mabench.api import Algorithm, Param
+from mabench.api import SCALES, Algorithm, Param
 
 _TAILS = {"3k": kernels.TAIL_3K, "2k": kernels.TAIL_2K}
 
@@ -43,6 +43,8 @@ ALGORITHM = Algorithm(
     "docs/algorithms/mdav.md",
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
-    params={"tail": Param("3k", "end game: 3k = MDAV-generic, 2k = the papers' wording", ("3k", "2k"))},
+    params={"tail": Param("3k", "end game: 3k = MDAV-generic, 2k = the papers' wording", ("3k", "2k")),
+            "scale": Param("standardized", "decide on z-scores (standardized) or on the original values (raw): "
+                           "the raw-scale baseline of the P-S tables (docs/metrics.md#il_raw)", SCALES)},
     deterministic=True,
 )

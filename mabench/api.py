@@ -62,7 +62,12 @@ def format_params(params: dict[str, Any]) -> str:
 
 # run(Z, k, params, rng) -> labels, or (labels, extra): extra is a dict of JSON-serializable fields
 # added to the run record (mabench.runner.split_output). Z is the standardized (n, d) float64 C-contiguous data.
+# With scale=raw (the algorithm declares a `scale` param) Z holds the original values instead.
 RunFn = Callable[[np.ndarray, int, dict, np.random.Generator], np.ndarray]
+
+
+# Choices of the generic `scale` parameter (see mabench.runner.algorithm_input).
+SCALES = ("standardized", "raw")
 
 
 @dataclass(frozen=True)

@@ -228,6 +228,12 @@ def _draws(row: dict, vals: np.ndarray) -> dict:
             "delta": mean - published, "verdict": verdict}
 
 
+def same_scale(wanted: dict, have: dict) -> bool:
+    """A run on raw values (``scale=raw``) matches only rows that name ``scale=raw``: a row that does
+    not name ``scale`` means the standardized run (docs/published.md, "Matching results")."""
+    return str(wanted.get("scale", "standardized")) == str(have.get("scale", "standardized"))
+
+
 def _metric_values(res: pd.DataFrame, metric: str, hits: list[int]) -> np.ndarray:
     """The metric of the matched result rows: a results column, else a numeric field of the
     algorithm's ``info`` (JSON text, e.g. EMAD's ``il_max``, kWD's ``improvement``)."""
@@ -273,7 +279,7 @@ def compare(registry: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
             continue
         want_p, want_d = parse_params(row["params"]), parse_params(row["dataset_params"])
         hits = [idx for p, d, idx in groups.get((row["algorithm"], row["dataset"], int(row["k"])), [])
-                if _is_subset(want_p, p) and _same_data(want_d, d)]
+                if _is_subset(want_p, p) and _same_data(want_d, d) and same_scale(want_p, p)]
         vals = _metric_values(res, row["metric"], hits)
         rec["n_draws"] = int(vals.size)
         if vals.size:

@@ -6,6 +6,9 @@ cells costs one process start-up. Loading, standardizing and JIT compilation
 happen before the clock starts; ``seconds`` is the algorithm's own time. The
 partition is validated against the algorithm's declared bounds before any
 metric is computed.
+
+An algorithm that declares a ``scale`` parameter (``standardized`` | ``raw``) gets
+the original values instead of the z-scores when run with ``scale=raw``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,20 @@ from .standardize import zscore
 class CellResult:
     record: dict
     labels: np.ndarray
+
+
+def shown_params(resolved: dict) -> str:
+    """The record's canonical parameter string: the generic ``scale`` parameter appears only when
+    it is ``raw`` (standardized is every method's default), so existing result keys stay stable."""
+    return format_params({k: v for k, v in resolved.items() if not (k == "scale" and v == "standardized")})
+
+
+def algorithm_input(algo, resolved: dict, values: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """The data an algorithm decides on: z-scores, or the original values if it declares
+    a ``scale`` parameter and was given ``scale=raw`` (docs/metrics.md#il_raw)."""
+    if "scale" in algo.params and resolved.get("scale") == "raw":
+        return np.ascontiguousarray(values, dtype=np.float64)
+    return z
 
 
 def call_run(algo, z, k: int, params: dict, rng, raw=None):
@@ -92,17 +109,19 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
         raise UserError(f"data set {ds.spec} has n={n} records, fewer than k={too_big[0]}; choose k <= {n}")
     z = zscore(ds.values, ds.columns)
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
+    x_in = algorithm_input(algo, resolved, ds.values, z)
     _warm_up(algo, min(ks), d, resolved)
     for k in ks:
-        yield _cell(algo, resolved, ds, z, k, seed, metrics, options)
+        yield _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in)
 
 
-def _cell(algo, resolved, ds, z, k, seed, metrics, options) -> CellResult:
+def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None) -> CellResult:
     n, d = z.shape
+    x_in = z if x_in is None else x_in
     rng = rng_for(seed, f"algorithm:{algo.name}")
     n_threads = threads.adapt()
     start = time.perf_counter()
-    out = call_run(algo, z, k, resolved, rng, raw=np.ascontiguousarray(ds.values, dtype=np.float64))
+    out = call_run(algo, x_in, k, resolved, rng, raw=np.ascontiguousarray(ds.values, dtype=np.float64))
     seconds = time.perf_counter() - start
     labels, info = split_output(out)
     sizes = partition.check(labels, n, k, algo.max_group_size(k, resolved), who=algo.name)
@@ -118,7 +137,7 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options) -> CellResult:
     metric_seconds = time.perf_counter() - start
     record = {
         "algorithm": algo.name,
-        "params": format_params(resolved),
+        "params": shown_params(resolved),
         "dataset": ds.name,
         "dataset_params": format_params(ds.params),
         "k": int(k),

@@ -102,10 +102,153 @@ def _summary(counts: dict[str, int]) -> str:
     return ", ".join(f"{n} {v}" for v, n in counts.items() if n)
 
 
+# ------------------------------------------------------------------ readings and scales
+def _mark_absent_plugins(compared: pd.DataFrame) -> pd.DataFrame:
+    """A row whose plugin is not in this checkout is "not implemented" (not "not run")."""
+    from . import plugins
+
+    try:
+        known = set(plugins.algorithms())
+    except Exception:  # a broken plugin elsewhere must not hide the tables
+        return compared
+    absent = (compared["verdict"] == "not run") & (compared["algorithm"] != "") & ~compared["algorithm"].isin(known)
+    compared = compared.copy()
+    compared.loc[absent, "verdict"] = "not implemented"
+    compared.loc[absent, "cause"] = "plugin " + compared.loc[absent, "algorithm"] + " is not in this checkout"
+    return compared
+
+
+def _result_key(results: pd.DataFrame) -> pd.DataFrame:
+    res = results.copy()
+    for col in ("params", "dataset_params"):
+        if col not in res.columns:
+            res[col] = ""
+        res[col] = res[col].fillna("").astype(str)
+    return res
+
+
+def reading_values(row: dict, results: pd.DataFrame) -> list[tuple[str, float, dict]]:
+    """Every parameter setting ("reading") of the row's algorithm that has a value for the row's
+    cell (same data set, column selection, k and metric), with the verdict it would get."""
+    metric = row["metric"]
+    if not row["algorithm"] or metric not in results.columns:
+        return []
+    want_d = published.parse_params(row["dataset_params"])
+    hit = results[(results["algorithm"] == row["algorithm"]) & (results["dataset"] == row["dataset"])
+                  & (results["k"].astype("int64") == int(row["k"]))]
+    out = []
+    want_p = published.parse_params(row["params"])
+    for params, part in hit.groupby("params", sort=True):
+        if not published.same_scale(want_p, published.parse_params(params)):
+            continue  # a reading varies the method, not the scale (that is the scale check's job)
+        part = part[[published._is_subset(want_d, published.parse_params(d)) for d in part["dataset_params"]]]
+        vals = pd.to_numeric(part[metric], errors="coerce").dropna().to_numpy(dtype=float)
+        if vals.size and row["rule"] == "exact":
+            out.append((params, float(vals.mean()), published._exact(row, vals)))
+    return out
+
+
+def _closeness(verdict: dict) -> tuple:
+    rank = {"reproduced": 0, "within tolerance": 1}.get(verdict["verdict"], 2)
+    return (rank, abs(verdict["delta"]))
+
+
+def readings_section(part: pd.DataFrame, compared: pd.DataFrame, results: pd.DataFrame) -> str:
+    """For rows whose method ran under several readings: the best reading per cell, and the reading
+    best over all cells of that row label in the whole source (most cells reproduced, then within
+    tolerance, then the smallest mean |Δ|)."""
+    lines = []
+    groups: dict[tuple, list] = {}
+    for row in part.to_dict("records"):
+        found = reading_values(row, results)
+        if len(found) < 2:
+            continue
+        best = min(found, key=lambda f: _closeness(f[2]))
+        lines.append([row["row"], row["column"], _dataset(row), str(row["value"]),
+                      _num(row["reproduced"], int(row["decimals"]) + 2), f"{row['algorithm']}[{best[0]}]",
+                      _num(best[1], int(row["decimals"]) + 2), _num(best[2]["delta"], int(row["decimals"]) + 2),
+                      best[2]["verdict"], str(len(found))])
+        groups.setdefault((row["source"], row["row"], row["algorithm"]), [])
+    if not lines:
+        return ""
+    out = ["", "## Readings explored", "",
+           "Methods run under several parameter settings (readings of an ambiguous source). "
+           "Registry reading = the value of the reading the registry row names (the verdict above); "
+           "best reading = the setting closest to the printed value in this cell.", ""]
+    cols = ["Row", "Column", "Data set", "Published", "Registry reading", "Best reading", "Its value", "Δ",
+            "Its verdict", "Readings"]
+    out.append(markdown(pd.DataFrame(lines, columns=cols)))
+    for source, row_label, algo in groups:
+        cells = compared[(compared["source"] == source) & (compared["row"] == row_label)
+                         & (compared["algorithm"] == algo)]
+        tally: dict[str, list] = {}
+        for row in cells.to_dict("records"):
+            for params, _, v in reading_values(row, results):
+                tally.setdefault(params, []).append(v)
+        n_cells = len(cells)
+        complete = {p: v for p, v in tally.items() if len(v) == n_cells} or tally
+        def score(p):
+            v = complete[p]
+            return (-sum(x["verdict"] == "reproduced" for x in v), -sum(x["verdict"] != "not reproduced" for x in v),
+                    float(np.mean([abs(x["delta"]) for x in v])))
+        ranked = sorted(complete, key=score)
+        out.append(f"**{row_label}** ({algo}), best reading over all {n_cells} cells of {source}:")
+        out.append("")
+        for p in ranked[:3]:
+            r, ok, mad = score(p)
+            out.append(f"* `{p}`: {-r} reproduced, {-ok} reproduced or within tolerance, mean |Δ| {mad:.4f}")
+        out.append(f"* ({len(complete)} readings ranked)")
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def _with_scale(params: str, scale: str) -> dict:
+    have = published.parse_params(params)
+    have["scale"] = scale
+    return have
+
+
+def scale_section(part: pd.DataFrame, results: pd.DataFrame, baseline=("mdav", "tail=3k")) -> str:
+    """For rows published on the raw scale (metric il_raw): the method and the baseline MDAV-generic,
+    each run on raw values (scored with il_raw) and on z-scores (scored with il), so that a raw-scale
+    number is never read as a standardized one."""
+    raw_rows = part[part["metric"] == "il_raw"]
+    if raw_rows.empty or "il" not in results.columns or "il_raw" not in results.columns:
+        return ""
+
+    def pick(same, algo, want, metric):
+        hit = same[same["algorithm"] == algo]
+        rest = {k: v for k, v in want.items() if k != "scale"}
+        hit = hit[[published._is_subset(rest, published.parse_params(p)) and published.same_scale(want, published.parse_params(p))
+                   for p in hit["params"]]]
+        vals = pd.to_numeric(hit[metric], errors="coerce").dropna() if not hit.empty else pd.Series(dtype=float)
+        return float(vals.iloc[0]) if len(vals) else np.nan
+
+    lines = []
+    for row in raw_rows.to_dict("records"):
+        same = results[(results["dataset"] == row["dataset"]) & (results["k"].astype("int64") == int(row["k"]))]
+        m_raw = pick(same, row["algorithm"], _with_scale(row["params"], "raw"), "il_raw")
+        m_std = pick(same, row["algorithm"], _with_scale(row["params"], "standardized"), "il")
+        b_raw = pick(same, baseline[0], _with_scale(baseline[1], "raw"), "il_raw")
+        b_std = pick(same, baseline[0], _with_scale(baseline[1], "standardized"), "il")
+        lines.append([row["row"], row["column"], _dataset(row), str(row["value"]), _num(m_raw, 4), _num(b_raw, 4),
+                      _num(m_raw - b_raw, 4), _num(m_std, 4), _num(b_std, 4), _num(m_std - b_std, 4)])
+    cols = ["Row", "Column", "Data set", "Published", "Method, raw scale", "MDAV, raw scale", "Δ raw",
+            "Method, standardized", "MDAV, standardized", "Δ standardized"]
+    return ("\n## Scale check\n\nRows published on the raw (unstandardized) scale, metric `il_raw`; every "
+            "other row of these tables is standardized IL (`il`). Raw scale = the method run on the original "
+            "values (`scale=raw`) and scored with `il_raw`; standardized = run on z-scores and scored with `il`. "
+            f"MDAV = MDAV-generic (`{baseline[0]}[{baseline[1]}]`). Δ = method − MDAV on the same scale "
+            "(positive: the method loses more information). See docs/metrics.md#il_raw and "
+            "docs/algorithms/ps_cvmdav.md.\n\n"
+            + markdown(pd.DataFrame(lines, columns=cols)))
+
+
 def write_tables(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None = None,
                  commit: str = "") -> pd.DataFrame:
     registry = published.load() if registry is None else registry
-    compared = published.compare(registry, results)
+    compared = _mark_absent_plugins(published.compare(registry, results))
+    res = _result_key(results)
     out_dir = Path(out_dir)
     index_rows = []
     for (source, table), part in compared.groupby(["source", "table"], sort=True):
@@ -118,7 +261,8 @@ def write_tables(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None =
                 f"{' at ' + commit if commit else ''}. Verdicts: {_summary(counts)}.\n\n"
                 "Published = as printed; Reproduced = the harness's value (mean [95 % CI] (n = draws) for random "
                 "data); Δ = reproduced − published. Verdict rules: docs/published.md.\n\n")
-        io.write_text(out_dir / f"{name}.md", head + markdown(shown))
+        extra = scale_section(part, res) + readings_section(part, compared, res)
+        io.write_text(out_dir / f"{name}.md", head + markdown(shown) + extra)
         io.write_text(out_dir / f"{name}.tex", latex(shown, f"{title} (regenerated; {_summary(counts)})"))
         with io.atomic_path(out_dir / f"{name}.csv") as tmp:
             part.to_csv(tmp, index=False, float_format="%.10g")

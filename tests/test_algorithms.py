@@ -29,7 +29,7 @@ def test_every_plugin_declares_its_contract():
     for algo in algos.values():
         assert ".txt" in algo.citation, f"{algo.name} must cite its seed file"
         bound = algo.max_group_size(3, algo.resolve({}))
-        assert bound is None or bound >= 5, f"{algo.name}: a bound below 2k-1 cannot hold"
+        assert bound is None or bound >= 5, f"{algo.name}: a bound below 2k-1 cannot hold"  # V-MDAV: 3k-2
         for (name, params) in REFERENCE:
             if name == algo.name:
                 assert set(dict(p.split("=") for p in params.split(",")) if params else {}) <= set(algo.params)

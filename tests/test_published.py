@@ -70,9 +70,16 @@ def test_decimals_match_printed_digits(reg):
     assert (printed == reg["decimals"]).all()
 
 
+# Plugins of issue 9 that other branches are building in parallel: their registry rows are
+# written already (verdict "not implemented" until they land). Remove a name once it lands.
+PENDING = {"tfrp1", "tfrp2", "dba1", "dba2", "mdav2", "dbfs", "hm", "mhm", "mdst", "muapprox", "kward"}
+
+
 def test_algorithms_and_params_exist(reg):
     algos = plugins.algorithms()
     for (name, params), _ in reg[reg["algorithm"] != ""].groupby(["algorithm", "params"]):
+        if name not in algos and name in PENDING:
+            continue
         assert name in algos, name
         algos[name].resolve(P.parse_params(params))  # raises on an unknown parameter or value
 
@@ -97,7 +104,7 @@ def test_tolerances(reg):
     exact, draws = reg[reg["rule"] == "exact"], reg[reg["rule"] == "draws"]
     assert draws["tolerance"].isna().all()
     assert exact["tolerance"].notna().all()
-    il_like = ["il", "g_il", "il_min", "il_max", "il_avg"]
+    il_like = ["il", "il_raw", "g_il", "il_min", "il_max", "il_avg"]
     il = exact[exact["metric"].isin(il_like)]
     assert (il["tolerance"] >= 0.01 - 1e-12).all()
     other = exact[~exact["metric"].isin(il_like)]
@@ -110,8 +117,8 @@ def test_tolerances(reg):
 def test_row_counts(reg):
     counts = reg.groupby(["source", "table"]).size().to_dict()
     assert counts == {
-        ("ps2010", "Table I"): 7, ("ps2010", "Table II"): 7, ("ps2010", "Table III"): 7,
-        ("chettri", "Table 1"): 12, ("chettri", "Table 2"): 12, ("chettri", "Table 3"): 12,
+        ("ps2010", "Table I"): 48, ("ps2010", "Table II"): 48, ("ps2010", "Table III"): 41,
+        ("chettri", "Table 1"): 32, ("chettri", "Table 2"): 32, ("chettri", "Table 3"): 32,
         ("chettri", "Table 4"): 12,
         ("icsm2015", "Table 2"): 78, ("icsm2015", "Table 4"): 24,
         ("fayyoumi2008", "Table 4.3"): 30, ("fayyoumi2008", "Table 4.4"): 90,
@@ -169,7 +176,12 @@ def test_spot_values(reg, where, value):
 def test_mappings(reg):
     ps = cell(reg, source="ps2010", table="Table I", row="MDAV-1", k=3)
     assert (ps["algorithm"], ps["dataset"], ps["rule"], ps["rounding"]) == ("mdav1", "tarragona", "exact", "round")
-    assert cell(reg, source="ps2010", table="Table I", row="MDAV-MHM", k=3)["algorithm"] == ""
+    mhm = cell(reg, source="ps2010", table="Table I", row="MDAV-MHM", k=3)
+    assert (mhm["algorithm"], mhm["params"]) == ("mhm", "order=mdav")
+    pss = cell(reg, source="ps2010", table="Table I", row="P-S", k=3)
+    assert (pss["algorithm"], pss["params"], pss["metric"]) == ("ps", "fill=greedy,scale=raw", "il_raw")
+    assert cell(reg, source="ps2010", table="Table III", row="TFRP-1", k=3)["dataset_params"] == "drop=UTILITYID"
+    assert cell(reg, source="chettri", table="Table 2", row="V-MDAV", k=5)["rounding"] == "round"
     assert cell(reg, source="chettri", table="Table 1", row="MDAV-generic", k=4)["params"] == "tail=3k"
     icsm = reg[(reg["source"] == "icsm2015") & (reg["column"] == "IL_MDAV")]
     assert set(icsm["params"]) == {"tail=2k"}

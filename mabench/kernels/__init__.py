@@ -3,6 +3,7 @@
 * :mod:`.buffer` — the work buffer of remaining records (compaction, running centroid sums, scratch);
 * :mod:`.distances` — distance passes and the farthest remaining record;
 * :mod:`.nearest` — a record with its k−1 nearest remaining records;
+* :mod:`.select` — the m nearest among the alive slots, moving one record into a growing group;
 * :mod:`.groups` — centroids, SSE, leftovers to the nearest group;
 * :mod:`.mdav` — the MDAV family's main loop;
 * :mod:`.localsearch` — group state of a partition, exact move/swap costs, move/swap descent, perturbation;
@@ -54,11 +55,12 @@ from .pairs import count_close_pairs, distance_range, fill_close_pairs, transpos
 from .swap import EPS as SWAP_EPS  # noqa: E402
 from .swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
 from .ward import kward_sorted, kwr_sorted, ward_increase, ward_merge, ward_merge_diagonal  # noqa: E402
+from .select import add_member, nearest_slots  # noqa: E402
 
 __all__ = [
     "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",
-    "argmax_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
-    "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "scratch", "sqdist",
+    "add_member", "argmax_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
+    "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "nearest_slots", "scratch", "sqdist",
     "sse", "take_nearest", "work_buffer",
     "EPS", "apply_move", "ls_apply_swap", "best_change", "dissolve", "group_state", "move_swap_descent", "nearest_groups", "perturb",
     "r1", "r2", "r3", "swap_cost", "total_sse",

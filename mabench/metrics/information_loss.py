@@ -15,3 +15,17 @@ def il(ctx: EvalContext) -> float:
     z = ctx.z
     sst = sse(z, np.zeros(z.shape[0], dtype=np.int64), 1)
     return 100.0 * min(1.0, sse(z, ctx.labels, ctx.n_groups) / sst)
+
+
+@metric("il_raw", doc="information loss, 100·SSE/SST on the original (unstandardized) values (%)")
+def il_raw(ctx: EvalContext) -> float:
+    """IL on the raw scale: each column weighs by its variance, so large-valued columns dominate.
+
+    Not comparable with ``il``; it is the scale some papers evidently computed on
+    (see docs/metrics.md#il_raw). SST is summed like ``il``'s (one-group SSE), so k = n gives 100.
+    """
+    x = np.ascontiguousarray(ctx.original, dtype=np.float64)
+    sst = sse(x, np.zeros(x.shape[0], dtype=np.int64), 1)
+    if sst == 0.0:
+        return 0.0
+    return 100.0 * min(1.0, sse(x, ctx.labels, ctx.n_groups) / sst)
