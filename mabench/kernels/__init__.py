@@ -4,7 +4,9 @@
 * :mod:`.distances` — distance passes and the farthest remaining record;
 * :mod:`.nearest` — a record with its k−1 nearest remaining records;
 * :mod:`.groups` — centroids, SSE, leftovers to the nearest group;
-* :mod:`.mdav` — the MDAV family's main loop.
+* :mod:`.mdav` — the MDAV family's main loop;
+* :mod:`.hm` — the Hansen–Mukherjee shortest path over an ordering (prefix sums, O(n·k·d));
+* :mod:`.mst` — Prim's minimum spanning tree and nearest-point-next ordering (O(n²·d), O(n) keys).
 
 Algorithm plugins import what they need from here (``from mabench import kernels as K``).
 """
@@ -21,6 +23,8 @@ _launch_threads()
 from .buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, work_buffer  # noqa: E402
 from .distances import argmax_alive, distances_from, load_point, sqdist  # noqa: E402
 from .groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
+from .hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
+from .mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
 from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
 from .nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
 
@@ -29,4 +33,6 @@ __all__ = [
     "argmax_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
     "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "scratch", "sqdist",
     "sse", "take_nearest", "work_buffer",
+    "SEQ_CHAIN", "SEQ_CREATION", "SEQ_ENDS", "hm_labels", "path_labels", "prefix_sums", "segment_sse", "sequence_of_groups", "shortest_path",
+    "farthest_from_centroid", "farthest_from_record", "npn_order", "prim_mst",
 ]
