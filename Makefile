@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 CORES  ?= 2
 CONFIG ?= config/config.yaml
 
-.PHONY: reproduce test bench env clean
+.PHONY: reproduce record-time test slurm-test slurm-stop bench bench-baseline bench-compare regress regress-baseline env clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,16 +17,58 @@ $(STAMP): pyproject.toml
 
 env: $(STAMP)
 
+# results/timing.json: wall and CPU time of the run, jobs, and the share that was not the algorithms'
+# and metrics' own work; `make record-time` appends it to the tracked docs/workflow-time.csv.
 reproduce: $(STAMP)
-	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES) --configfile $(CONFIG)
+	$(BIN)/python -m mabench.timing --out results/timing.json --config $(CONFIG) -- \
+		$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES) --configfile $(CONFIG)
 	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES) --configfile $(CONFIG) \
 		--report results/report.html
+
+record-time:
+	$(BIN)/python -c "import json, pathlib; from mabench import timing; \
+	timing.append(json.loads(pathlib.Path('results/timing.json').read_text()), pathlib.Path('docs/workflow-time.csv'))"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest -m bench --benchmark-enable tests/benchmarks
+
+# The smoke workflow through a real one-node SLURM cluster started on this machine (as root:
+# installs Debian's slurm-wlm and munge if missing), compared with a local run.
+slurm-record-time:
+	$(BIN)/python -c "import json, pathlib; from mabench import timing; \
+	timing.append(json.loads(pathlib.Path('results/timing.json').read_text()), pathlib.Path('docs/workflow-time.csv'))"
+
+test: $(STAMP)
+	bash workflow/slurm/local-cluster.sh
+	$(BIN)/python -m pip install --quiet -e '.[test,slurm]'
+	$(BIN)/python -m pytest -m slurm tests/test_slurm.py
+
+slurm-stop:
+	bash workflow/slurm/local-cluster.sh stop
+
+# Speed regressions of the kernels: save a baseline before a change, compare after it
+# (fails when a benchmark's median is more than 25 % slower; same machine, same load).
+bench-baseline: $(STAMP)
+	$(BIN)/python -m pytest -m bench --benchmark-enable --benchmark-save=baseline tests/benchmarks
+
+bench-compare: $(STAMP)
+	$(BIN)/python -m pytest -m bench --benchmark-enable --benchmark-compare \
+		--benchmark-compare-fail=median:25% tests/benchmarks
+
+# Regression check of every number: every algorithm id of the default configuration on the fixed
+# data sets, compared cell by cell with the tracked baseline (IL, verdicts, time; docs/regression.md).
+REGRESS_BASELINE := config/regress/baseline.csv
+regress: $(STAMP)
+	$(BIN)/mabench regress --out results/regress/current.csv
+	$(BIN)/mabench compare $(REGRESS_BASELINE) results/regress/current.csv $(if $(CHANGED),--changed $(CHANGED)) \
+		--out results/regress/report.md --cells-out results/regress/cells.csv
+
+# Refresh the baseline on purpose (after an intended change; commit the new file with it).
+regress-baseline: $(STAMP)
+	$(BIN)/mabench regress --out $(REGRESS_BASELINE)
 
 clean:
 	rm -rf results/* .snakemake

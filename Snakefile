@@ -5,7 +5,7 @@
 #   snakemake --workflow-profile workflow/profiles/slurm                                  # SLURM cluster
 #   snakemake --report results/report.html                                               # HTML report
 #
-# Stages (workflow/rules/): data (fetch, prepare) -> run -> evaluate -> aggregate -> tables, figures.
+# Stages (workflow/rules/): data (fetch, prepare) -> run (batches of cells) -> aggregate -> tables, figures.
 # Config keys: workflow/schemas/config.schema.yaml and config/README.md.
 
 import os
@@ -33,7 +33,6 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/run.smk"
-include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
@@ -49,15 +48,16 @@ rule all:
         "results/tables/index.md",
         "results/figures/il_vs_k.png",
         "results/figures/il_vs_k.pdf",
-        RUN_JSONS,
-        METRIC_JSONS,
+        CELL_RECORDS,
+        CELL_PARTITIONS,
+        DATA_FILES,
     default_target: True
     localrule: True
 
 
 rule cells:
-    """Every cell's run record and metrics, without aggregating (`snakemake cells`)."""
+    """Every cell's record and partition, without aggregating (`snakemake cells`)."""
     input:
-        RUN_JSONS,
-        METRIC_JSONS,
+        CELL_RECORDS,
+        CELL_PARTITIONS,
     localrule: True

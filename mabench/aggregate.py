@@ -1,9 +1,12 @@
 """Aggregate per-cell outputs of the workflow into one tidy results table.
 
-A cell is ``{dataset_id}/{algo_id}/k{k}/seed{seed}``: its run JSON (partition
-summary and the algorithm's own time), its metrics JSON and its Snakemake
-benchmark TSV (wall time and peak memory of the whole job) become one row,
-with provenance columns that are the same on every row.
+A cell's record is ``CELLS/{dataset_id}/{algo_id}/seed{seed}/k{k}.json`` (the
+partition summary, the algorithm's own time and the metrics, written by a
+batch job). The batch's Snakemake benchmark TSV
+``BENCHMARKS/{dataset_id}/{algo_id}.tsv`` (wall and CPU time, peak memory of the
+whole job) is attached to each of its cells as ``batch_*`` columns, so the
+start-up and scheduling cost can be told apart from the algorithms' own time.
+Provenance columns are the same on every row.
 """
 
 from __future__ import annotations
@@ -30,33 +33,38 @@ def _read_json(path: Path) -> dict:
 
 def _benchmark(path: Path) -> dict:
     if not path.exists():
-        return {"job_seconds": float("nan"), "job_max_rss_mb": float("nan")}
+        return {"batch_seconds": float("nan"), "batch_cpu_seconds": float("nan"), "batch_max_rss_mb": float("nan")}
     bench = pd.read_csv(path, sep="\t")
-    return {"job_seconds": float(bench["s"].iloc[0]), "job_max_rss_mb": float(pd.to_numeric(bench["max_rss"], errors="coerce").iloc[0])}
+    num = lambda col: float(pd.to_numeric(bench[col], errors="coerce").iloc[0]) if col in bench else float("nan")
+    return {"batch_seconds": num("s"), "batch_cpu_seconds": num("cpu_time"), "batch_max_rss_mb": num("max_rss")}
 
 
-def collect(run_paths, runs_dir, metrics_dir=None, benchmarks_dir=None) -> pd.DataFrame:
-    runs_dir = Path(runs_dir)
+def collect(cell_paths, cells_dir, benchmarks_dir=None) -> pd.DataFrame:
+    cells_dir = Path(cells_dir)
     rows = []
-    for raw in run_paths:
+    benches: dict[tuple[str, str], dict] = {}
+    for raw in cell_paths:
         path = Path(raw)
         try:
-            rel = path.relative_to(runs_dir)
+            rel = path.relative_to(cells_dir)
         except ValueError:
-            raise UserError(f"run output {raw!r} is not under --runs-dir {str(runs_dir)!r}") from None
+            raise UserError(f"cell output {raw!r} is not under --cells-dir {str(cells_dir)!r}") from None
         parts = rel.with_suffix("").parts
-        if len(parts) != 4:
-            raise UserError(f"run output {raw!r} is not laid out as DATASET/ALGO/kK/seedS.json")
+        if len(parts) != 4 or not parts[2].startswith("seed") or not parts[3].startswith("k"):
+            raise UserError(f"cell output {raw!r} is not laid out as DATASET/ALGO/seedS/kK.json")
         row = {"dataset_id": parts[0], "algo_id": parts[1]}
-        row.update(_read_json(path))
-        if metrics_dir is not None:
-            metrics = _read_json(Path(metrics_dir) / rel)
-            row.update({k: v for k, v in metrics.items() if k not in {"dataset", "dataset_params", "n"}})
+        record = _read_json(path)
+        if "info" in record:  # an algorithm's extra fields (structure, trace): kept as JSON text
+            record["info"] = json.dumps(record["info"], sort_keys=True)
+        row.update(record)
         if benchmarks_dir is not None:
-            row.update(_benchmark((Path(benchmarks_dir) / rel).with_suffix(".tsv")))
+            key = (parts[0], parts[1])
+            if key not in benches:
+                benches[key] = _benchmark(Path(benchmarks_dir) / parts[0] / f"{parts[1]}.tsv")
+            row.update(benches[key])
         rows.append(row)
     if not rows:
-        raise UserError("no run outputs given to aggregate")
+        raise UserError("no cell outputs given to aggregate")
     frame = pd.DataFrame(rows)
     first = [c for c in IDENTITY if c in frame.columns]
     frame = frame[first + [c for c in frame.columns if c not in first]]

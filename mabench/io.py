@@ -50,3 +50,8 @@ def write_parquet(target: str | os.PathLike, frame, metadata: dict[str, str] | N
     table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in (metadata or {}).items()})
     with atomic_path(target) as tmp:
         pq.write_table(table, tmp, compression="zstd", write_statistics=False)
+
+
+def partition_csv(labels) -> str:
+    """A partition as the CSV every command reads and writes: header ``group``, one label per record."""
+    return "group\n" + "".join(f"{g}\n" for g in labels.tolist())

@@ -1,18 +1,24 @@
-"""One benchmark cell: (algorithm, data set, k, seed) -> validated partition + metrics.
+"""Benchmark cells: (algorithm, data set, k, seed) -> validated partition + metrics.
 
-Loading, standardizing and JIT compilation happen before the clock starts;
-``seconds`` is the algorithm's own time. The partition is validated against
-the algorithm's declared bounds before any metric is computed.
+One call to :func:`run_cells` loads and standardizes the data once, compiles
+the algorithm's kernels once and then runs every requested k, so a batch of
+cells costs one process start-up. Loading, standardizing and JIT compilation
+happen before the clock starts; ``seconds`` is the algorithm's own time. The
+partition is validated against the algorithm's declared bounds before any
+metric is computed.
 """
 
 from __future__ import annotations
 
+import resource
+import sys
 import time
 from dataclasses import dataclass
+from typing import Iterable, Iterator
 
 import numpy as np
 
-from . import data, partition, plugins
+from . import data, partition, plugins, threads
 from .api import format_params
 from .errors import UserError
 from .metrics import EvalContext, applicable, evaluate
@@ -32,30 +38,78 @@ def _warm_up(algo, k: int, d: int, params: dict) -> None:
     algo.run(np.ascontiguousarray(tiny), k, params, np.random.default_rng(0))
 
 
-def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict | None = None,
-             metrics=("il",), metric_options: dict | None = None) -> CellResult:
+def split_output(out) -> tuple[np.ndarray, dict]:
+    """An algorithm's ``run`` returns labels, or (labels, info) where info holds extra record fields
+    (e.g. a recursion structure, a convergence cycle, an anytime trace): JSON-serializable values."""
+    if isinstance(out, tuple):
+        labels, info = out
+        return np.asarray(labels, dtype=np.int64), dict(info or {})
+    return np.asarray(out, dtype=np.int64), {}
+
+
+def peak_rss_mb() -> float:
+    """The process's peak resident memory so far (MB): a batch's cells report the running maximum."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def parse_ks(text: str) -> list[int]:
+    """``"3,4,5,10"`` -> [3, 4, 5, 10]; every k a positive integer, none twice."""
+    ks = []
+    for item in str(text).split(","):
+        item = item.strip()
+        try:
+            k = int(item)
+        except ValueError:
+            raise UserError(f"-k {text!r}: {item!r} is not an integer; give e.g. -k 3 or -k 3,4,5,10") from None
+        if k < 1:
+            raise UserError(f"k must be a positive integer (the minimum group size), got {k}")
+        if k in ks:
+            raise UserError(f"-k {text!r} names k={k} twice")
+        ks.append(k)
+    return ks
+
+
+def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, params: dict | None = None,
+              metrics=("il",), metric_options: dict | None = None) -> Iterator[CellResult]:
+    """Every k of one (algorithm, data set draw) in one process; cells are yielded as they finish."""
     algo = plugins.algorithm(algorithm)
     resolved = algo.resolve(params or {})
-    if k < 1:
-        raise UserError(f"k must be a positive integer (the minimum group size), got {k}")
+    ks = list(ks)
+    for k in ks:
+        if k < 1:
+            raise UserError(f"k must be a positive integer (the minimum group size), got {k}")
     ds = data.load(dataset, seed)
     n, d = ds.values.shape
-    if n < k:
-        raise UserError(f"data set {ds.spec} has n={n} records, fewer than k={k}; choose k <= {n}")
+    too_big = [k for k in ks if k > n]
+    if too_big:
+        raise UserError(f"data set {ds.spec} has n={n} records, fewer than k={too_big[0]}; choose k <= {n}")
     z = zscore(ds.values, ds.columns)
-    _warm_up(algo, k, d, resolved)
-    rng = rng_for(seed, f"algorithm:{algo.name}")
-    start = time.perf_counter()
-    labels = algo.run(z, k, resolved, rng)
-    seconds = time.perf_counter() - start
-    labels = np.asarray(labels, dtype=np.int64)
-    sizes = partition.check(labels, n, k, algo.max_group_size(k, resolved), who=algo.name)
-    def rerun(z_other: np.ndarray) -> np.ndarray:
-        out = algo.run(np.ascontiguousarray(z_other, dtype=np.float64), k, resolved, rng_for(seed, f"algorithm:{algo.name}"))
-        return np.asarray(out, dtype=np.int64)
-
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
+    _warm_up(algo, min(ks), d, resolved)
+    for k in ks:
+        yield _cell(algo, resolved, ds, z, k, seed, metrics, options)
+
+
+def _cell(algo, resolved, ds, z, k, seed, metrics, options) -> CellResult:
+    n, d = z.shape
+    rng = rng_for(seed, f"algorithm:{algo.name}")
+    n_threads = threads.adapt()
+    start = time.perf_counter()
+    out = algo.run(z, k, resolved, rng)
+    seconds = time.perf_counter() - start
+    labels, info = split_output(out)
+    sizes = partition.check(labels, n, k, algo.max_group_size(k, resolved), who=algo.name)
+
+    def rerun(z_other: np.ndarray) -> np.ndarray:
+        again = algo.run(np.ascontiguousarray(z_other, dtype=np.float64), k, resolved,
+                         rng_for(seed, f"algorithm:{algo.name}"))
+        return split_output(again)[0]
+
     ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun)
+    start = time.perf_counter()
+    values = evaluate(ctx, metrics)
+    metric_seconds = time.perf_counter() - start
     record = {
         "algorithm": algo.name,
         "params": format_params(resolved),
@@ -68,10 +122,20 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
         "n_groups": int(sizes.size),
         "min_group": int(sizes.min()),
         "max_group": int(sizes.max()),
-        **evaluate(ctx, metrics),
+        **values,
         "seconds": seconds,
+        "metric_seconds": metric_seconds,
+        "threads": n_threads,
+        "max_rss_mb": peak_rss_mb(),
     }
+    if info:
+        record["info"] = info
     return CellResult(record, labels)
+
+
+def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict | None = None,
+             metrics=("il",), metric_options: dict | None = None) -> CellResult:
+    return next(run_cells(algorithm, dataset, [k], seed, params, metrics, metric_options))
 
 
 def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed: int = 0,

@@ -72,27 +72,46 @@ def test_smoke_run_produces_one_row_per_cell(smoke):
     census = frame[(frame["dataset_id"] == "census") & (frame["algo_id"] == "cbfs_thesis") & (frame["k"] == 3)]
     assert abs(float(census["id"].iloc[0]) - 1.98148) < 1e-4
     assert frame.loc[frame["dataset_id"] == "census", ["dld", "rld", "g_dr", "si"]].notna().all().all()
-    # Every job wrote its log; the run stage left a benchmark per cell.
-    assert len(list((results / "benchmarks").rglob("*.tsv"))) == len(want)
-    assert len(list((results / "logs" / "evaluate").rglob("*.log"))) == len(want)
+    # One batch job per (data set, algorithm): its benchmark and its log, one log line per cell.
+    batches = {(d, a) for d, a, _, _ in want}
+    assert len(list((results / "benchmarks").rglob("*.tsv"))) == len(batches)
+    logs = list((results / "logs" / "run").rglob("*.log"))
+    assert len(logs) == len(batches)
+    assert sum(len(re.findall(r"^\[\d+/\d+\] ", p.read_text(), flags=re.M)) for p in logs) == len(want)
+    # Each cell keeps its own record and partition.
+    for d, a, k, seed in want:
+        assert (results / "cells" / d / a / f"seed{seed}" / f"k{k}.json").is_file()
+        assert (results / "cells" / d / a / f"seed{seed}" / f"k{k}.csv").is_file()
+    assert frame["batch_seconds"].notna().all()
     # The effective config records the schema defaults.
     used = yaml.safe_load((results / "config.yaml").read_text())
     assert used["datasets"]["tarragona"]["draws"] == 1
 
 
-def test_rerun_redoes_only_the_missing_cell(smoke):
-    frame = pd.read_parquet(smoke / "results" / "results.parquet")
-    row = frame[frame["dataset_id"] == "sim1"].iloc[0]
-    cell = f"{row.dataset_id}/{row.algo_id}/k{row.k}/seed{row.seed}"
-    (smoke / "results" / "runs" / f"{cell}.json").unlink()
+def test_a_deleted_cell_reruns_its_batch_from_the_cache(smoke):
+    results = smoke / "results"
+    before = pd.read_parquet(results / "results.parquet")
+    row = before[before["dataset_id"] == "sim1"].iloc[0]
+    cell = results / "cells" / row.dataset_id / row.algo_id / f"seed{row.seed}" / f"k{row.k}.csv"
+    cell.unlink()
     proc = snakemake(smoke, "-n", "--cores", "2")
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout + proc.stderr
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.M))
-    assert counts.get("run") == "1" and counts.get("evaluate") == "1", counts
-    assert "prepare" not in counts and "fetch" not in counts, counts
-    assert f"results/runs/{cell}.json" in out
+    assert counts.get(f"run__sim1__{row.algo_id}") == "1", counts
+    assert not any(name.startswith(("prepare", "fetch")) for name in counts), counts
+    assert sum(int(v) for name, v in counts.items() if name.startswith("run__")) == 1, counts
     assert counts.get("aggregate") == "1"
+
+    proc = snakemake(smoke, "--cores", "2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    log = (results / "logs" / "run" / "sim1" / f"{row.algo_id}.log").read_text()
+    cells = len(re.findall(r"^\[\d+/\d+\] ", log, flags=re.M))
+    assert cells > 1 and len(re.findall(r"from cache", log)) == cells, log  # nothing recomputed
+    after = pd.read_parquet(results / "results.parquet")
+    metrics = ["il", "n_groups", "min_group", "max_group"]
+    pd.testing.assert_frame_equal(before[metrics], after[metrics])
+    assert cell.is_file()
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,14 @@
 Algorithm plugins import what they need from here (``from mabench import kernels as K``).
 """
 
-from numba.np.ufunc.parallel import _launch_threads
+import os
+
+# Threads that wait for work sleep instead of spinning: a spinning thread takes a core from the
+# other processes of a shared machine (and from our own other thread when it is descheduled).
+# Read by the OpenMP runtime when the threading layer starts, so it is set before.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from numba.np.ufunc.parallel import _launch_threads  # noqa: E402
 
 # Start Numba's threading layer before any cached kernel is loaded. A cached
 # kernel that calls a parallel one references the scheduler's symbols

@@ -16,6 +16,7 @@ centroid pass compacts the buffer in order while it sums, so
 from __future__ import annotations
 
 import numpy as np
+import numba
 from numba import njit, prange
 
 UNASSIGNED = -1
@@ -60,7 +61,7 @@ def compact(W, ids, alive, m, sums):
     Each column is summed by one thread in record order, so the sums are the
     same bits whatever the thread count.
     """
-    if m >= PARALLEL_MIN:
+    if m >= PARALLEL_MIN and numba.get_num_threads() > 1:
         _compact_columns_par(W, alive, m, sums)
     else:
         for j in range(W.shape[0]):

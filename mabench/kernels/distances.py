@@ -6,6 +6,7 @@ column in attribute order (argmin/argmax are those of the Euclidean distance).
 
 from __future__ import annotations
 
+import numba
 from numba import njit, prange
 
 from .buffer import BLOCK, PARALLEL_MIN
@@ -49,7 +50,7 @@ def sqdist(W, m, p, out, alive, best_v, best_i):
     the answer does not depend on the thread count.
     """
     nb = (m + BLOCK - 1) // BLOCK
-    if m >= PARALLEL_MIN:
+    if m >= PARALLEL_MIN and numba.get_num_threads() > 1:
         _sqdist_par(W, m, p, out, alive, best_v, best_i, nb)
     else:
         for b in range(nb):

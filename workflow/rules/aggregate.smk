@@ -17,8 +17,8 @@ rule effective_config:
 rule aggregate:
     """One row per cell: results/results.parquet (with provenance columns)."""
     input:
-        runs=RUN_JSONS,
-        metrics=METRIC_JSONS,
+        cells=CELL_RECORDS,
+        partitions=CELL_PARTITIONS,
         benchmarks=BENCHMARKS,
         config="results/config.yaml",
     output:
@@ -34,5 +34,5 @@ rule aggregate:
     localrule: True
     shell:
         "mabench aggregate --out {output:q} --root-seed {params.root_seed} --config {input.config:q}"
-        " --runs-dir results/runs --metrics-dir results/metrics --benchmarks-dir results/benchmarks"
-        " {input.runs:q} > {log:q} 2>&1"
+        " --cells-dir results/cells --benchmarks-dir results/benchmarks"
+        " {input.cells:q} > {log:q} 2>&1"

@@ -1,8 +1,11 @@
 # Configuration, the cell list and helpers shared by every stage.
 #
-# A cell is (data set id, algorithm id, k, seed); its files live at
-#   results/{runs,partitions,metrics,benchmarks,logs/...}/{dataset_id}/{algo_id}/k{k}/seed{seed}.{ext}
-# so each cell is produced (and, after a crash, re-produced) on its own.
+# A cell is (data set id, algorithm id, k, seed). Cells are computed in batches: one job per
+# (data set id, algorithm id) runs every draw and every k in one process (see run.smk), and
+# writes each cell's own files
+#   results/cells/{dataset_id}/{algo_id}/seed{seed}/k{k}.json   (run record with its metrics)
+#   results/cells/{dataset_id}/{algo_id}/seed{seed}/k{k}.csv    (the partition)
+# so a missing or damaged cell re-runs its batch, whose finished cells come from the cell cache.
 
 import mimetypes
 import os
@@ -123,6 +126,7 @@ def _check_plugins(cfg):
                 f"{where}: draws={draws} but {spec!r} is fixed data (only generated data sets have draws); remove `draws`"
             )
         info["seeds"] = cell_seeds(cfg["root_seed"], draws) if info["kind"] == "generated" else [0]
+        info["fixed"] = info["kind"] != "generated"
         info["k"] = list(entry.get("k", cfg["k"]))
         info["algorithms"] = list(entry.get("algorithms", list(cfg["algorithms"])))
         for algo_id in info["algorithms"]:
@@ -139,6 +143,16 @@ def _check_plugins(cfg):
                 problems.append(f"{where}.metrics: {exc}")
         datasets[ds_id] = info
 
+    for algo_id, entry in cfg["algorithms"].items():
+        seeds = entry.get("seeds", cfg["algorithm_seeds"])
+        try:
+            deterministic = plugins.algorithm(entry["algorithm"]).deterministic
+        except UserError:
+            continue
+        # A randomized method runs several seeds on fixed data too (its own draws); on generated data
+        # each draw's seed also seeds the algorithm.
+        algos[algo_id]["fixed_seeds"] = [0] if deterministic else cell_seeds(cfg["root_seed"], seeds)
+
     if problems:
         raise WorkflowError("Invalid workflow configuration:\n  " + "\n  ".join(problems))
     return algos, datasets
@@ -146,17 +160,29 @@ def _check_plugins(cfg):
 
 ALGORITHMS, DATASETS = _check_plugins(config)
 
-# Every cell of the configuration, in config order.
+def batch_seeds(ds_id, algo_id):
+    """Repetition seeds of one batch: the data draws, or the algorithm's seeds on fixed data."""
+    ds = DATASETS[ds_id]
+    return ALGORITHMS[algo_id]["fixed_seeds"] if ds["fixed"] else ds["seeds"]
+
+
+def data_file(ds_id, seed):
+    ds = DATASETS[ds_id]
+    return f"results/data/{ds_id}/seed{0 if ds['fixed'] else seed}.parquet"
+
+
+# Every batch and cell of the configuration, in config order.
+BATCHES = [(ds_id, algo_id) for ds_id, ds in DATASETS.items() for algo_id in ds["algorithms"]]
 CELLS = [
-    f"{ds_id}/{algo_id}/k{k}/seed{seed}"
-    for ds_id, ds in DATASETS.items()
-    for algo_id in ds["algorithms"]
-    for k in ds["k"]
-    for seed in ds["seeds"]
+    f"{ds_id}/{algo_id}/seed{seed}/k{k}"
+    for ds_id, algo_id in BATCHES
+    for seed in batch_seeds(ds_id, algo_id)
+    for k in DATASETS[ds_id]["k"]
 ]
-RUN_JSONS = [f"results/runs/{c}.json" for c in CELLS]
-METRIC_JSONS = [f"results/metrics/{c}.json" for c in CELLS]
-BENCHMARKS = [f"results/benchmarks/{c}.tsv" for c in CELLS]
+CELL_RECORDS = [f"results/cells/{c}.json" for c in CELLS]
+CELL_PARTITIONS = [f"results/cells/{c}.csv" for c in CELLS]
+BENCHMARKS = [f"results/benchmarks/{ds_id}/{algo_id}.tsv" for ds_id, algo_id in BATCHES]
+DATA_FILES = sorted({data_file(ds_id, s) for ds_id, ds in DATASETS.items() for s in ds["seeds"]})
 RAW_FILES = {ds["raw"]: ds["name"] for ds in DATASETS.values() if ds["kind"] == "fetched"}
 
 # The configuration as used (defaults filled in by the schema), written to results/config.yaml.
@@ -164,32 +190,33 @@ EFFECTIVE_CONFIG = yaml.safe_dump(config, sort_keys=False, default_flow_style=No
 
 
 # ---------------------------------------------------------------- helpers for the rules
-def prepare_input(wildcards):
-    ds = DATASETS[wildcards.dataset_id]
+def rule_name(*parts):
+    """A rule name from config ids (which may contain '-')."""
+    return "__".join(p.replace("-", "_") for p in parts)
+
+
+def prepare_input(ds_id):
+    ds = DATASETS[ds_id]
     if ds["kind"] == "fetched":
-        return {"raw": f"results/data/raw/{ds['raw']}"}
+        return [f"results/data/raw/{ds['raw']}"]
     if ds["kind"] == "file":
-        return {"raw": ds["file"]}
-    return {}
+        return [ds["file"]]
+    return []
 
 
-def prepare_args(wildcards, input):
-    ds = DATASETS[wildcards.dataset_id]
+def prepare_args(ds_id):
+    ds = DATASETS[ds_id]
     if ds["kind"] == "fetched":
-        return f"{shlex.quote(ds['spec'])} --raw {shlex.quote(input.raw)}"
+        return f"{shlex.quote(ds['spec'])} --raw {shlex.quote(prepare_input(ds_id)[0])} --seed 0"
     if ds["kind"] == "file":
-        return shlex.quote(input.raw)
-    return f"{shlex.quote(ds['spec'])} --seed {int(wildcards.seed)}"
+        return f"{shlex.quote(ds['spec'])} --seed 0"
+    return f"{shlex.quote(ds['spec'])} --seed {','.join(str(s) for s in ds['seeds'])}"
 
 
-def algorithm_name(wildcards):
-    return ALGORITHMS[wildcards.algo_id]["algorithm"]
-
-
-def algorithm_args(wildcards):
-    params = ALGORITHMS[wildcards.algo_id]["params"]
-    return " ".join(f"--param {shlex.quote(f'{k}={v}')}" for k, v in sorted(params.items()))
-
-
-def metric_names(wildcards):
-    return ",".join(DATASETS[wildcards.dataset_id]["metrics"])
+def batch_args(ds_id, algo_id):
+    params = ALGORITHMS[algo_id]["params"]
+    args = [f"--param {shlex.quote(f'{k}={v}')}" for k, v in sorted(params.items())]
+    args += [f"--draw {s}={shlex.quote(data_file(ds_id, s))}" for s in batch_seeds(ds_id, algo_id)]
+    args += ["-k " + ",".join(str(k) for k in DATASETS[ds_id]["k"]),
+             "--metrics " + ",".join(DATASETS[ds_id]["metrics"])]
+    return " ".join(args)

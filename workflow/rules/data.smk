@@ -1,4 +1,5 @@
-# Data: fetch the catalog files once, then write every (data set, seed) as tidy Parquet.
+# Data: fetch the catalog files once, then write every draw of each data set as tidy Parquet
+# (one job per data set id: all its draws in one process).
 
 
 rule fetch:
@@ -14,15 +15,23 @@ rule fetch:
         "mabench fetch {params.name} --out {output:q} > {log:q} 2>&1"
 
 
-rule prepare:
-    """One data set draw as Parquet: fetched sets from their raw file (seed 0), generated sets drawn with the seed."""
-    input:
-        unpack(prepare_input),
-    output:
-        "results/data/{dataset_id}/seed{seed}.parquet",
-    log:
-        "results/logs/prepare/{dataset_id}/seed{seed}.log",
-    params:
-        args=prepare_args,
-    shell:
-        "mabench prepare {params.args} --out {output:q} > {log:q} 2>&1"
+for _ds_id, _ds in DATASETS.items():
+
+    rule:
+        """Every draw of one data set as Parquet (fetched sets and files: seed 0; generated sets: one file per draw)."""
+        name:
+            rule_name("prepare", _ds_id)
+        input:
+            prepare_input(_ds_id),
+        output:
+            [f"results/data/{_ds_id}/seed{s}.parquet" for s in ([0] if _ds["fixed"] else _ds["seeds"])],
+        log:
+            f"results/logs/prepare/{_ds_id}.log",
+        params:
+            args=prepare_args(_ds_id),
+            out=lambda wildcards, _ds_id=_ds_id: f"results/data/{_ds_id}/seed{{seed}}.parquet",
+        resources:
+            mem_mb=2000,
+            runtime=10,
+        shell:
+            "mabench prepare {params.args} --out {params.out:q} > {log:q} 2>&1"

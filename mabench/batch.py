@@ -1,0 +1,137 @@
+"""Batched cells for the workflow: one process runs every (draw, k) of one algorithm on one data set.
+
+Each cell still gets its own outputs, ``CELLS/seed{S}/k{K}.json`` (the run
+record with its metrics) and ``CELLS/seed{S}/k{K}.csv`` (the partition), so
+aggregation, tables and resumption work per cell.
+
+A finished cell is also kept in a content-addressed cache (``--cache-dir``),
+keyed by the data file's bytes, the algorithm and its resolved parameters, k,
+the seed, the metrics and a fingerprint of the engine's and the plugin's source.
+When Snakemake re-runs a batch (a job that died, a deleted output, a k added to
+the configuration), the cells already computed with the same code are copied
+from the cache instead of being recomputed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from functools import cache
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from . import io, plugins
+from .errors import UserError
+from .runner import run_cells
+
+
+@cache
+def engine_fingerprint(algorithm: str) -> str:
+    """Hash of the engine's Python sources, the plugin folders and the numeric libraries' versions."""
+    h = hashlib.sha256(f"numpy {np.__version__} numba {numba.__version__}".encode())
+    engine = Path(__file__).resolve().parent
+    home = plugins.home()
+    files = sorted(engine.rglob("*.py")) + sorted((home / "algorithms").glob("*.py")) \
+        + sorted((home / "datasets").glob("*.py"))
+    for path in files:
+        h.update(str(path.name).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _file_digest(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def cell_key(data_digest: str, algorithm: str, params: dict, k: int, seed: int, metrics, options) -> str:
+    text = json.dumps([data_digest, algorithm, sorted((str(a), str(b)) for a, b in params.items()), int(k),
+                       int(seed), list(metrics), options or {}, engine_fingerprint(algorithm)], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _cached(cache_dir: Path | None, key: str):
+    if cache_dir is None:
+        return None
+    rec, part = cache_dir / key[:2] / f"{key}.json", cache_dir / key[:2] / f"{key}.csv"
+    if rec.exists() and part.exists():
+        try:
+            return json.loads(rec.read_text()), part.read_text()
+        except (OSError, json.JSONDecodeError):
+            return None  # a damaged cache entry is recomputed
+    return None
+
+
+def _log(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: list[int], metrics,
+              cells_dir: str, cache_dir: str | None = None, options: dict | None = None) -> int:
+    """Run (or take from the cache) every cell; write ``cells_dir/seed{S}/k{K}.{json,csv}``.
+
+    Returns the number of cells computed (the rest came from the cache).
+    """
+    algo = plugins.algorithm(algorithm)
+    resolved = algo.resolve(params)
+    cache_root = Path(cache_dir) if cache_dir else None
+    out = Path(cells_dir)
+    computed = 0
+    total = len(draws) * len(ks)
+    done = 0
+    for seed, path in draws:
+        digest = _file_digest(path)
+        keys = {k: cell_key(digest, algo.name, resolved, k, seed, metrics, options) for k in ks}
+        todo = []
+        for k in ks:
+            hit = _cached(cache_root, keys[k])
+            if hit is None:
+                todo.append(k)
+                continue
+            record, labels_csv = hit
+            _write_cell(out, seed, k, record, labels_csv)
+            done += 1
+            _log(f"[{done}/{total}] {algorithm} seed={seed} k={k}: from cache (il={record.get('il')})")
+        if not todo:
+            continue
+        for result in _with_cell_context(run_cells(algorithm, path, todo, seed, params, metrics, options),
+                                         f"{algorithm} on {path} seed={seed}", todo):
+            k = result.record["k"]
+            labels_csv = io.partition_csv(result.labels)
+            if cache_root is not None:  # cache first: a crash after it still saves the work
+                where = cache_root / keys[k][:2]
+                io.write_text(where / f"{keys[k]}.csv", labels_csv)
+                io.write_text(where / f"{keys[k]}.json", json.dumps(result.record) + "\n")
+            _write_cell(out, seed, k, result.record, labels_csv)
+            computed += 1
+            done += 1
+            _log(f"[{done}/{total}] {algorithm} seed={seed} k={k}: il={result.record.get('il')} "
+                 f"in {result.record['seconds']:.3f} s")
+    return computed
+
+
+def _with_cell_context(cells, where: str, ks: list[int]):
+    """Re-raise a failure with the cell it happened in (the log then says which cell and why)."""
+    it = iter(cells)
+    i = 0
+    while True:
+        cell = f"{where} k={ks[min(i, len(ks) - 1)]}"
+        try:
+            result = next(it)
+        except StopIteration:
+            return
+        except UserError as exc:
+            raise UserError(f"cell {cell}: {exc}") from None
+        except Exception:
+            _log(f"cell {cell} failed:")
+            raise
+        i += 1
+        yield result
+
+
+def _write_cell(out: Path, seed: int, k: int, record: dict, labels_csv: str) -> None:
+    io.write_text(out / f"seed{seed}" / f"k{k}.csv", labels_csv)
+    io.write_text(out / f"seed{seed}" / f"k{k}.json", json.dumps(record) + "\n")

@@ -1,0 +1,65 @@
+"""The regression cells: every algorithm id of a workflow configuration on its fixed data sets.
+
+``make regress`` runs them (in one process, each (algorithm, data set) as one
+batch of k values), writes a CSV results table and compares it with the tracked
+baseline ``config/regress/baseline.csv`` (``mabench compare``). The cells come
+from the configuration itself, so a new algorithm joins the check as soon as
+the default configuration runs it. Only fixed data (catalog sets, files, column
+selections of them) are used: they are small and need no draws. Randomized
+algorithms run their first seed only; their IL is not gated.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from . import data, fetch, plugins
+from .errors import UserError
+from .runner import run_cells
+
+COLUMNS = ["dataset_id", "algo_id", "algorithm", "params", "dataset", "dataset_params", "k", "seed",
+           "n_groups", "min_group", "max_group", "il", "seconds"]
+
+
+def _config(path) -> dict:
+    path = Path(path) if path else plugins.home() / "config" / "config.yaml"
+    try:
+        return yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise UserError(f"config {str(path)!r} does not exist; give --config FILE") from None
+    except yaml.YAMLError:
+        raise UserError(f"config {str(path)!r} is not valid YAML") from None
+
+
+def cells(config: dict, only: str | None = None):
+    """(dataset_id, spec, algo_id, algorithm, params, ks) of every regression batch, in config order."""
+    catalog = fetch.catalog()
+    wanted = {a.strip() for a in only.split(",")} if only else None
+    algos = config["algorithms"]
+    for ds_id, entry in config["datasets"].items():
+        spec = entry["spec"]
+        name = data.parse_spec(spec)[0] if not spec.endswith((".csv", ".parquet")) else None
+        if name not in catalog:
+            continue
+        for algo_id in entry.get("algorithms", list(algos)):
+            if wanted is not None and algo_id not in wanted:
+                continue
+            params = {str(k): str(v) for k, v in (algos[algo_id].get("params") or {}).items()}
+            yield ds_id, spec, algo_id, algos[algo_id]["algorithm"], params, entry.get("k", config.get("k", [3, 4, 5, 10]))
+
+
+def run(config_path=None, only: str | None = None) -> pd.DataFrame:
+    rows = []
+    for ds_id, spec, algo_id, algorithm, params, ks in cells(_config(config_path), only):
+        for result in run_cells(algorithm, spec, ks, 0, params, ["il"]):
+            rows.append({"dataset_id": ds_id, "algo_id": algo_id,
+                         **{c: result.record[c] for c in COLUMNS[2:]}})
+            r = rows[-1]
+            sys.stderr.write(f"{ds_id} {algo_id} k={r['k']}: il={r['il']:.10f} in {r['seconds']:.3f} s\n")
+    if not rows:
+        raise UserError("the configuration runs no algorithm on fixed data; nothing to check")
+    return pd.DataFrame(rows, columns=COLUMNS)

@@ -1,0 +1,107 @@
+"""What a workflow run cost: wall time, CPU time, jobs, and how much of it was the algorithms' own work.
+
+``python -m mabench.timing --out results/timing.json -- snakemake ...`` runs the
+command, passes its output through, and writes a summary: wall and CPU seconds
+of the whole run (the command and every process it started), the number of
+Snakemake jobs, the cells of ``results/results.parquet`` with the sum of their
+algorithm seconds and metric seconds, and the share of the CPU time that went
+to anything else (process start-up, imports, JIT loading, scheduling, I/O,
+tables, figures). ``--append FILE`` adds the summary as a row of a tracked CSV
+(``docs/workflow-time.csv``), so a later change can see what it costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as _dt
+import json
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+FIELDS = ["date", "git_commit", "config", "jobs", "cells", "wall_seconds", "cpu_seconds", "algorithm_seconds",
+          "metric_seconds", "overhead_share", "machine"]
+_STEPS = re.compile(r"^(\d+) of (\d+) steps")
+
+
+def run(cmd: list[str]) -> tuple[int, float, float, int]:
+    """Run ``cmd``; return (exit status, wall seconds, CPU seconds of it and its children, jobs done)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    jobs = 0
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        m = _STEPS.match(line.strip())
+        if m:
+            jobs = int(m.group(1))
+    status = proc.wait()
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return status, wall, cpu, jobs
+
+
+def summary(results: Path, wall: float, cpu: float, jobs: int, config: str) -> dict:
+    import pandas as pd
+
+    from . import provenance
+
+    frame = pd.read_parquet(results) if results.exists() else pd.DataFrame()
+    algo = float(frame["seconds"].sum()) if "seconds" in frame else float("nan")
+    metric = float(frame["metric_seconds"].sum()) if "metric_seconds" in frame else 0.0
+    return {
+        "date": _dt.date.today().isoformat(),
+        "git_commit": provenance.git_commit(),
+        "config": config,
+        "jobs": jobs,
+        "cells": int(len(frame)),
+        "wall_seconds": round(wall, 1),
+        "cpu_seconds": round(cpu, 1),
+        "algorithm_seconds": round(algo, 1),
+        "metric_seconds": round(metric, 1),
+        "overhead_share": round(1 - (algo + metric) / cpu, 3) if cpu > 0 else float("nan"),
+        "machine": f"{provenance.machine()['machine']}, {provenance.machine()['cpus']} cpus",
+    }
+
+
+def append(row: dict, path: Path) -> None:
+    new = not path.exists()
+    with path.open("a", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=FIELDS)
+        if new:
+            writer.writeheader()
+        writer.writerow({k: row.get(k, "") for k in FIELDS})
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m mabench.timing", description=__doc__.splitlines()[0])
+    p.add_argument("--out", required=True, help="write the summary (JSON) here")
+    p.add_argument("--results", default="results/results.parquet")
+    p.add_argument("--config", default="config/config.yaml", help="the configuration run (recorded)")
+    p.add_argument("--append", help="also append the summary to this CSV (e.g. docs/workflow-time.csv)")
+    p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- the command to run")
+    args = p.parse_args(argv)
+    cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+    if not cmd:
+        p.error("give the command to time after --")
+    status, wall, cpu, jobs = run(cmd)
+    if status != 0:
+        return status
+    row = summary(Path(args.results), wall, cpu, jobs, args.config)
+    from . import io
+
+    io.write_text(args.out, json.dumps(row, indent=1) + "\n")
+    if args.append:
+        append(row, Path(args.append))
+    sys.stdout.write(f"timing: {json.dumps(row)}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""`mabench compare` and `mabench regress`: a perturbed kernel fails the check, an unchanged rerun passes.
+
+The perturbed kernel is real: a copy of the plugin folders (MABENCH_HOME) whose `mdav` moves two
+records between groups after the kernel ran, so every deterministic mdav cell's IL changes while the
+group sizes stay valid. Nothing in the engine knows about it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from mabench import compare
+
+ROOT = Path(__file__).resolve().parent.parent
+PERTURB = '''
+
+import dataclasses as _dc
+
+_unperturbed = run
+
+
+def run(Z, k, params, rng):
+    labels = _unperturbed(Z, k, params, rng).copy()
+    labels[0], labels[-1] = labels[-1], labels[0]  # two records change groups: sizes stay valid
+    return labels
+
+
+ALGORITHM = _dc.replace(ALGORITHM, run=run)
+'''
+
+
+def mabench(*args, home: Path | None = None, cwd: Path | None = None):
+    env = dict(os.environ)
+    if home is not None:
+        env["MABENCH_HOME"] = str(home)
+    return subprocess.run([sys.executable, "-m", "mabench.cli", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("regress")
+    config = {"k": [3, 4], "algorithms": {"mdav": {"algorithm": "mdav"}, "cbfs": {"algorithm": "cbfs"}},
+              "datasets": {"tarragona": {"spec": "tarragona"}, "sim": {"spec": "sim1"}}}
+    (tmp / "tiny.yaml").write_text(yaml.safe_dump(config))
+    perturbed = tmp / "perturbed"
+    for folder in ("algorithms", "datasets"):
+        shutil.copytree(ROOT / folder, perturbed / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(perturbed / "algorithms" / "mdav.py", "a") as fh:
+        fh.write(PERTURB)
+    out = {}
+    for name, home in (("base", None), ("again", None), ("perturbed", perturbed)):
+        proc = mabench("regress", "--config", str(tmp / "tiny.yaml"), "--out", str(tmp / f"{name}.csv"), home=home)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        out[name] = tmp / f"{name}.csv"
+    return out
+
+
+def test_regress_runs_every_algorithm_on_the_fixed_data_only(runs):
+    frame = pd.read_csv(runs["base"])
+    assert sorted(set(zip(frame.dataset_id, frame.algo_id, frame.k))) == [
+        ("tarragona", a, k) for a in ("cbfs", "mdav") for k in (3, 4)]
+    assert abs(frame.loc[(frame.algo_id == "mdav") & (frame.k == 3), "il"].item() - 16.932587622823796) < 1e-12
+
+
+def test_an_unchanged_rerun_passes(runs, tmp_path):
+    proc = mabench("compare", str(runs["base"]), str(runs["again"]), "--out", str(tmp_path / "r.md"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "**PASS**" in proc.stdout and "4 cells compared" in proc.stdout
+    assert (tmp_path / "r.md").read_text().startswith("# Regression check")
+
+
+def test_a_perturbed_kernel_fails_with_a_readable_report(runs):
+    proc = mabench("compare", str(runs["base"]), str(runs["perturbed"]))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "**FAIL**" in proc.stdout
+    assert "IL of 2 deterministic mdav cell(s) changed" in proc.stdout
+    assert "cbfs" not in proc.stdout.split("## Gates that failed")[1].split("##")[0]
+    # The published MDAV values of Tarragona no longer hold: the verdict gate says which.
+    assert "verdict got worse" in proc.stdout and "reproduced -> not reproduced" in proc.stdout
+    assert "| mdav | tail=3k | tarragona | 3 | 0 |" in proc.stdout
+    assert proc.stderr.strip().startswith("mabench: regression check failed")
+
+
+def test_an_intended_change_passes_the_il_gate_but_not_the_verdict_gate(runs):
+    proc = mabench("compare", str(runs["base"]), str(runs["perturbed"]), "--changed", "mdav")
+    assert "IL of" not in proc.stdout.split("## IL got")[0]
+    assert "verdict got worse" in proc.stdout and proc.returncode == 1
+    proc = mabench("compare", str(runs["base"]), str(runs["perturbed"]), "--changed", "mdav", "--published", "none")
+    assert proc.returncode == 0, proc.stdout
+
+
+def _table(seconds, il=1.0, algorithm="mdav", n=5):
+    return pd.DataFrame([{"algorithm": algorithm, "params": "", "dataset": "x", "dataset_params": "", "k": k,
+                          "seed": 0, "il": il, "seconds": seconds} for k in range(2, 2 + n)])
+
+
+def test_time_gate_uses_the_median_ratio_of_timed_cells():
+    slow = compare.compare(_table(1.0), _table(1.3))
+    assert not slow.ok and "median time ratio 1.30" in slow.failures[0]
+    assert compare.compare(_table(1.0), _table(1.2)).ok
+    assert compare.compare(_table(0.01), _table(0.05)).ok  # too short to time: not gated
+    assert compare.compare(_table(1.0), _table(1.3), time_ratio=1.5).ok
+
+
+def test_il_gate_spares_randomized_algorithms():
+    moved = compare.compare(_table(1.0, il=1.0), _table(1.0, il=1.5))
+    assert not moved.ok
+    assert compare.compare(_table(1.0, il=1.0), _table(1.0, il=1.5), deterministic={"mdav": False}).ok
+    assert compare.compare(_table(1.0, il=1.0), _table(1.0, il=1.0 + 1e-12)).ok
+
+
+def test_appeared_and_disappeared_cells():
+    c = compare.compare(_table(1.0, n=3), _table(1.0, n=5))
+    assert len(c.appeared) == 2 and c.ok
+    c = compare.compare(_table(1.0, n=5), _table(1.0, n=3))
+    assert len(c.disappeared) == 2 and not c.ok
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda d: str(d / "missing.parquet"), "does not exist"),
+    (lambda d: str(d), "holds no results.parquet"),
+    (lambda d: (d / "x.csv").write_text("a,b\n1,2\n") and str(d / "x.csv"), "lacks column(s) algorithm"),
+])
+def test_bad_inputs_exit_2_with_one_line(tmp_path, make, words):
+    path = make(tmp_path)
+    proc = mabench("compare", path, path)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and words in proc.stderr and "Traceback" not in proc.stderr

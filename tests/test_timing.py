@@ -1,0 +1,32 @@
+"""The run-cost summary of `make reproduce` (mabench.timing)."""
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+
+
+def test_summary_counts_jobs_and_the_share_beyond_the_cells(tmp_path):
+    results = tmp_path / "results.parquet"
+    pd.DataFrame({"seconds": [0.5, 0.25], "metric_seconds": [0.25, 0.0]}).to_parquet(results)
+    burn = "import time\nt=time.process_time()\nwhile time.process_time()-t<1.0: pass\nprint('7 of 7 steps (100%) done')"
+    out = tmp_path / "timing.json"
+    proc = subprocess.run([sys.executable, "-m", "mabench.timing", "--out", str(out), "--results", str(results),
+                           "--append", str(tmp_path / "t.csv"), "--", sys.executable, "-c", burn],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "7 of 7 steps" in proc.stdout
+    row = json.loads(out.read_text())
+    assert row["jobs"] == 7 and row["cells"] == 2
+    assert row["cpu_seconds"] >= 0.9 and row["wall_seconds"] >= 0.9
+    # the cells claim 1.0 s of algorithm + metric time; the rest of the CPU time is overhead
+    assert abs(row["overhead_share"] - (1 - 1.0 / row["cpu_seconds"])) < 0.06
+    assert pd.read_csv(tmp_path / "t.csv")["jobs"].tolist() == [7]
+
+
+def test_a_failing_command_fails_and_writes_nothing(tmp_path):
+    out = tmp_path / "timing.json"
+    proc = subprocess.run([sys.executable, "-m", "mabench.timing", "--out", str(out), "--", sys.executable, "-c",
+                           "raise SystemExit(3)"], capture_output=True, text=True)
+    assert proc.returncode == 3 and not out.exists()
