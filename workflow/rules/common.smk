@@ -58,6 +58,11 @@ def _is_path(spec):
     return spec.endswith((".csv", ".parquet", ".pq")) or "/" in spec or os.path.exists(spec)
 
 
+def default_algorithms(cfg, ds_id):
+    """Algorithm ids a data set without its own `algorithms` list runs: those not restricted elsewhere."""
+    return [a for a, e in cfg["algorithms"].items() if "datasets" not in e or ds_id in e["datasets"]]
+
+
 def _check_plugins(cfg):
     """What the schema cannot check: plugin names, parameters, metric names, cross references."""
     from mabench import data, fetch, plugins
@@ -128,7 +133,7 @@ def _check_plugins(cfg):
         info["seeds"] = cell_seeds(cfg["root_seed"], draws) if info["kind"] == "generated" else [0]
         info["fixed"] = info["kind"] != "generated"
         info["k"] = list(entry.get("k", cfg["k"]))
-        info["algorithms"] = list(entry.get("algorithms", list(cfg["algorithms"])))
+        info["algorithms"] = list(entry.get("algorithms", default_algorithms(cfg, ds_id)))
         for algo_id in info["algorithms"]:
             if algo_id not in cfg["algorithms"]:
                 problems.append(
@@ -152,6 +157,14 @@ def _check_plugins(cfg):
         # A randomized method runs several seeds on fixed data too (its own draws); on generated data
         # each draw's seed also seeds the algorithm.
         algos[algo_id]["fixed_seeds"] = [0] if deterministic else cell_seeds(cfg["root_seed"], seeds)
+
+    for algo_id, entry in cfg["algorithms"].items():
+        for ds_id in entry.get("datasets", []):
+            if ds_id not in cfg["datasets"]:
+                problems.append(
+                    f"algorithms.{algo_id}.datasets: {ds_id!r} is not an id under `datasets` "
+                    f"(known: {', '.join(cfg['datasets'])})"
+                )
 
     if problems:
         raise WorkflowError("Invalid workflow configuration:\n  " + "\n  ".join(problems))
