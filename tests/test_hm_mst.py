@@ -207,3 +207,15 @@ def test_published_values_that_reproduce():
     assert round(_il("mhm", "census", 10, order="md"), 4) == 14.3965  # MD-MHM
     assert round(_il("mdst", "tarragona", 3), 2) == 16.63  # M-d
     assert round(_il("mdst", "tarragona", 4), 2) == 19.66  # M-d (2008 source)
+
+
+def test_default_config_keeps_hm_on_one_column_selections():
+    """config/config.yaml: `hm` carries `datasets:`, so it never meets multi-column data."""
+    from mabench import regress
+
+    config = regress._config(None)
+    placed = {(ds_id, algo_id) for ds_id, _, algo_id, *_ in regress.cells(config)}
+    hm_sets = {ds for ds, algo in placed if algo == "hm"}
+    assert hm_sets == {"tarragona_c3", "census_c3", "eia_c3"}
+    for name in ("mhm_npn", "mhm_mdav", "mhm_md", "mhm_cbfs", "mdst", "muapprox"):
+        assert {"tarragona", "census", "eia"} <= {ds for ds, algo in placed if algo == name}
