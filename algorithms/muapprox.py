@@ -16,7 +16,10 @@ Pseudocode and every choice: docs/algorithms/hm_mst.md §4.
    the tree to a record outside it, until it has k records, or until that
    edge reaches a finished tree, which it then joins. (Every tree below k
    records adds its shortest outgoing edge; this is one fixed schedule of that
-   rule. O(n²·d) time, O(n) memory.)
+   rule. O(n²·d) time, O(n) memory.) ``forest=rounds`` is the other schedule the
+   rule allows: all trees below k records add their shortest outgoing edge at once,
+   round after round (Borůvka-like). The seeds fix neither ([OPEN]); ``grow`` is the
+   default (hm_mst.md §4 gives both readings' numbers).
 2. Decomposition, each tree rooted at its lowest-indexed record, while it has
    more than B = max(2k-1, 3k-3) records: take the first vertex v in post-order
    whose subtree has >= k records (all its child subtrees have < k). If the
@@ -37,7 +40,7 @@ Ties: lowest record index throughout.
 import numpy as np
 from numba import njit
 
-from mabench.api import Algorithm
+from mabench.api import Algorithm, Param
 
 
 @njit(cache=True)
@@ -105,6 +108,65 @@ def forest(Z, k):
         for t in range(cnt):
             tree[members[t]] = label
             in_t[members[t]] = False
+    return ea[:ne], eb[:ne], tree, n_trees
+
+
+@njit(cache=True)
+def forest_rounds(Z, k):
+    """Step 1, ``forest=rounds``: in each round every tree below k records picks its shortest edge
+    to a record outside it (ties: lowest own record, then lowest other record); the picks are then
+    added in order of the trees' lowest records, skipping any whose ends are already joined."""
+    n, d = Z.shape
+    W = np.ascontiguousarray(Z.T)
+    comp = np.arange(n)  # tree label = its lowest record
+    size = np.ones(n, dtype=np.int64)
+    dist = np.empty(n)
+    best_d = np.empty(n)
+    best_a = np.empty(n, dtype=np.int64)
+    best_b = np.empty(n, dtype=np.int64)
+    ea = np.empty(n, dtype=np.int64)
+    eb = np.empty(n, dtype=np.int64)
+    ne = 0
+    while True:
+        best_d[:] = np.inf
+        best_a[:] = -1
+        small = False
+        for a in range(n):
+            c = comp[a]
+            if size[c] >= k:
+                continue
+            small = True
+            _dist_all(W, a, dist)
+            for b in range(n):
+                if comp[b] != c and dist[b] < best_d[c]:
+                    best_d[c] = dist[b]
+                    best_a[c] = a
+                    best_b[c] = b
+        if not small:
+            break
+        for c in range(n):
+            if best_a[c] < 0:
+                continue
+            ca = comp[best_a[c]]
+            cb = comp[best_b[c]]
+            if ca == cb:
+                continue
+            keep, gone = min(ca, cb), max(ca, cb)
+            for i in range(n):
+                if comp[i] == gone:
+                    comp[i] = keep
+            size[keep] += size[gone]
+            ea[ne] = best_a[c]
+            eb[ne] = best_b[c]
+            ne += 1
+    tree = np.empty(n, dtype=np.int64)
+    label = np.full(n, -1, dtype=np.int64)
+    n_trees = 0
+    for i in range(n):
+        if label[comp[i]] < 0:
+            label[comp[i]] = n_trees
+            n_trees += 1
+        tree[i] = label[comp[i]]
     return ea[:ne], eb[:ne], tree, n_trees
 
 
@@ -292,7 +354,7 @@ def split_large(Z, piece, n_pieces, k):
 
 def run(Z, k, params, rng):
     n = Z.shape[0]
-    ea, eb, tree, n_trees = forest(Z, k)
+    ea, eb, tree, n_trees = (forest if params["forest"] == "grow" else forest_rounds)(Z, k)
     piece, n_pieces = decompose(n, ea, eb, tree, n_trees, k)
     labels = split_large(Z, piece, n_pieces, k)
     return np.unique(labels, return_inverse=True)[1].astype(np.int64)  # a bundle taken back leaves its id unused
@@ -305,5 +367,8 @@ ALGORITHM = Algorithm(
     "003_58f0e37d459aa4df.txt Table 3; docs/algorithms/hm_mst.md §4",
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
+    params={"forest": Param("grow", "step 1 schedule: grow = one tree at a time, Prim-like, until k records; "
+                            "rounds = every small tree adds its shortest outgoing edge each round (Boruvka)",
+                            ("grow", "rounds"))},
     deterministic=True,
 )

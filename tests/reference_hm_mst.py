@@ -278,6 +278,39 @@ def mu_forest(Z, k):
     return edges, tree
 
 
+def mu_forest_rounds(Z, k):
+    """Every tree below k records picks its shortest outgoing edge; picks added per round, in tree order."""
+    n = len(Z)
+    D = dist_matrix(Z)
+    trees = [{i} for i in range(n)]  # tree of each record (shared set objects)
+    edges = []
+    while any(len(trees[i]) < k for i in range(n)):
+        picks = {}
+        for a in range(n):  # lowest own record, then lowest other record, on equal lengths
+            T = trees[a]
+            if len(T) >= k:
+                continue
+            key = min(T)
+            for b in range(n):
+                if b not in T and (key not in picks or D[a, b] < picks[key][0]):
+                    picks[key] = (D[a, b], a, b)
+        for key in sorted(picks):
+            _, a, b = picks[key]
+            if trees[a] is trees[b]:
+                continue
+            merged = trees[a] | trees[b]
+            for i in merged:
+                trees[i] = merged
+            edges.append((a, b))
+    tree = np.full(n, -1)
+    t = 0
+    for i in range(n):
+        if tree[i] < 0:
+            tree[sorted(trees[i])] = t
+            t += 1
+    return edges, tree
+
+
 def mu_decompose(n, edges, tree, k):
     bound = max(2 * k - 1, 3 * k - 3)
     adj = {i: [] for i in range(n)}
@@ -334,9 +367,9 @@ def mu_decompose(n, edges, tree, k):
     return pieces
 
 
-def muapprox(Z, k):
+def muapprox(Z, k, forest="grow"):
     n = len(Z)
-    edges, tree = mu_forest(Z, k)
+    edges, tree = (mu_forest if forest == "grow" else mu_forest_rounds)(Z, k)
     pieces = mu_decompose(n, edges, tree, k)
     labels = np.full(n, -1)
     g = 0

@@ -157,33 +157,36 @@ def test_prim_kernel_is_a_minimum_spanning_tree():
 
 
 # ------------------------------------------------------------------ muapprox
-@settings(max_examples=60, deadline=None)
+@pytest.mark.parametrize("forest", ["grow", "rounds"])
+@settings(max_examples=50, deadline=None)
 @given(Z=tied(30), k=st.integers(1, 6))
-def test_muapprox_matches_reference_on_tied_data(Z, k):
+def test_muapprox_matches_reference_on_tied_data(forest, Z, k):
     if len(Z) < k:
         return
-    labels, pieces = ref.muapprox(Z, k)
-    assert _same(_run("muapprox", Z, k), labels)
+    labels, pieces = ref.muapprox(Z, k, forest)
+    assert _same(_run("muapprox", Z, k, forest=forest), labels)
     assert all(k <= len(p) <= max(2 * k - 1, 3 * k - 3) for p in pieces)  # the decomposition's bound
 
 
-def test_muapprox_matches_reference_on_continuous_data():
+@pytest.mark.parametrize("forest", ["grow", "rounds"])
+def test_muapprox_matches_reference_on_continuous_data(forest):
     Z = np.random.default_rng(4).standard_normal((110, 4))
     for k in (2, 3, 5, 7):
-        assert _same(_run("muapprox", Z, k), ref.muapprox(Z, k)[0])
+        assert _same(_run("muapprox", Z, k, forest=forest), ref.muapprox(Z, k, forest)[0])
 
 
-def test_muapprox_decomposes_a_star():
+@pytest.mark.parametrize("forest", ["grow", "rounds"])
+def test_muapprox_decomposes_a_star(forest):
     """A star (one centre, many equidistant leaves) is the worst case for the decomposition."""
     leaves = np.array([[np.cos(a), np.sin(a)] for a in np.linspace(0, 2 * np.pi, 40, endpoint=False)])
     Z = np.vstack([[0.0, 0.0], leaves * 0.1, leaves * 5])
     for k in (2, 3, 4, 5, 10):
-        assert _same(_run("muapprox", Z, k), ref.muapprox(Z, k)[0])
+        assert _same(_run("muapprox", Z, k, forest=forest), ref.muapprox(Z, k, forest)[0])
 
 
 # ------------------------------------------------------------------ all four
 @pytest.mark.parametrize("name,params", [("hm", {}), ("mhm", {}), ("mhm", {"order": "md"}), ("mdst", {}),
-                                         ("muapprox", {})])
+                                         ("muapprox", {}), ("muapprox", {"forest": "rounds"})])
 def test_bounds_and_determinism_at_scale(name, params):
     d = 1 if name == "hm" else 6
     Z = zscore(np.random.default_rng(3).standard_normal((2500, d)))
