@@ -29,7 +29,7 @@ from mabench import plugins
 COLUMNS = ["source", "seed_file", "table", "row", "column", "dataset", "dataset_params", "algorithm",
            "params", "k", "metric", "value", "decimals", "rounding", "rule", "tolerance", "note"]
 KEY = ["source", "table", "row", "column", "dataset", "dataset_params", "k", "metric"]
-ADDED = ["reproduced", "n_draws", "ci_low", "ci_high", "delta", "verdict", "cause"]
+ADDED = ["reproduced", "n_draws", "ci_low", "ci_high", "best", "delta", "verdict", "cause"]
 VERDICTS = ("reproduced", "within tolerance", "not reproduced", "not run", "not implemented")
 
 # Two-sided 95 % Student t quantiles t(0.975, df) for df = 1..30; beyond 30 a
@@ -150,6 +150,8 @@ def _problems(raw: pd.DataFrame) -> list[str]:
                 problems.append(f"line {line}: {col} {row[col]!r} must be sorted by name, each name once")
         if row["rule"] == "exact" and row["tolerance"] < exact_band(row["decimals"], row["rounding"]) * (1 - 1e-9):
             problems.append(f"line {line}: tolerance {row['tolerance']} is narrower than the printed precision")
+        if row["rule"] == "relative" and not (row["tolerance"] is not None and 0 < row["tolerance"] < 1):
+            problems.append(f"line {line}: a relative row needs a tolerance fraction in (0, 1), e.g. 0.01 for 1 %")
         key = tuple(str(row[c]) for c in KEY)
         if key in seen:
             problems.append(f"line {line}: duplicates line {seen[key]} ({', '.join(KEY)})")
@@ -197,6 +199,13 @@ def _exact(row: dict, vals: np.ndarray) -> dict:
     return {"reproduced": value, "ci_low": np.nan, "ci_high": np.nan, "delta": delta, "verdict": verdict}
 
 
+def _relative(row: dict, vals: np.ndarray) -> dict:
+    """Like ``exact`` (deterministic, reproduced at printed precision), but the band is relative:
+    within tolerance when |delta| <= tolerance * |published|."""
+    rec = _exact({**row, "tolerance": abs(float(Decimal(str(row["value"])))) * float(row["tolerance"])}, vals)
+    return rec
+
+
 def _draws(row: dict, vals: np.ndarray) -> dict:
     n = vals.size
     mean = float(vals[0]) if np.all(vals == vals[0]) else float(np.mean(vals))
@@ -238,7 +247,7 @@ def compare(registry: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
 
     out = []
     for row in registry.to_dict("records"):
-        rec = {"reproduced": np.nan, "n_draws": 0, "ci_low": np.nan, "ci_high": np.nan,
+        rec = {"reproduced": np.nan, "n_draws": 0, "ci_low": np.nan, "ci_high": np.nan, "best": np.nan,
                "delta": np.nan, "verdict": "not run", "cause": ""}
         if not _text(row["algorithm"]):
             rec["verdict"] = "not implemented"
@@ -252,7 +261,9 @@ def compare(registry: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
                 if metric in res.columns and hits else np.empty(0))
         rec["n_draws"] = int(vals.size)
         if vals.size:
-            rec.update(_exact(row, vals) if row["rule"] == "exact" else _draws(row, vals))
+            rule = {"exact": _exact, "relative": _relative}.get(row["rule"], _draws)
+            rec.update(rule(row, vals))
+            rec["best"] = float(np.min(vals))
         if rec["verdict"] == "not reproduced":
             rec["cause"] = _text(row.get("note"))
         out.append({**row, **rec})

@@ -56,6 +56,8 @@ def display(frame: pd.DataFrame) -> pd.DataFrame:
         digits = int(r["decimals"]) + 2
         if r["rule"] == "draws" and not (isinstance(r["reproduced"], float) and math.isnan(r["reproduced"])):
             repro = f"{_num(r['reproduced'], digits)} [{_num(r['ci_low'], digits)}, {_num(r['ci_high'], digits)}] (n={int(r['n_draws'])})"
+            if int(r["n_draws"]) > 1 and r.get("metric") in ("il", "g_il"):
+                repro += f", best {_num(r['best'], digits)}"
         else:
             repro = _num(r["reproduced"], digits)
         rows.append([r["row"], r["column"], _dataset(r), int(r["k"]), r["metric"], _method(r), str(r["value"]),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from mabench import published, runner
+from mabench import plugins, published, runner
 
 REAL = ("tarragona", "census", "eia")
 
@@ -19,13 +19,17 @@ NOT_REPRODUCED = {
     ("chettri", "Table 2", "MDAV-generic", 3),  # 5.622: matches no MDAV variant
     ("fayyoumi2008", "Table 5.1", "Tarragona", 4),  # unresolved erratum: contradicts Table 4.3
     ("fayyoumi2008", "Table 5.1", "Tarragona", 5),
+    ("fayyoumi2008", "Table 5.1", "Census", 5),  # IAMAT 8.9322 vs 8.8428: 1.01 % off (band 1 %)
+    ("fayyoumi2008", "Table 5.1", "Census", 6),  # IAMAT 10.1040 vs 9.9871: 1.17 % off
 }
 
 
 @pytest.fixture(scope="module")
 def compared():
     registry = published.load()
-    rows = registry[registry["dataset"].isin(REAL) & (registry["algorithm"] != "") & (registry["metric"] == "il")]
+    # randomized methods (OMMA) are judged over several seeds in tests/test_omma_iamat.py
+    deterministic = registry["algorithm"].map(lambda a: a != "" and plugins.algorithm(a).deterministic)
+    rows = registry[registry["dataset"].isin(REAL) & deterministic & (registry["metric"] == "il")]
     cells = rows[["algorithm", "params", "dataset", "k"]].drop_duplicates()
     results = []
     for cell in cells.itertuples(index=False):
@@ -61,7 +65,8 @@ def test_textbook_mdav_reproduces_the_papers_mdav_rows(compared):
 
 
 def test_cbfs_with_group_tail_reproduces_the_thesis_mdav_column(compared):
-    rows = compared[(compared["source"] == "fayyoumi2008") & (compared["table"] == "Table 4.3")]
+    rows = compared[(compared["source"] == "fayyoumi2008") & (compared["table"] == "Table 4.3")
+                    & (compared["algorithm"] == "cbfs")]
     assert set(rows["dataset"]) == {"tarragona", "census"}
     assert len(rows) == 7
     assert set(rows["verdict"]) <= {"reproduced", "within tolerance"}

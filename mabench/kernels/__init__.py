@@ -7,6 +7,9 @@
 * :mod:`.mdav` — the MDAV family's main loop;
 * :mod:`.hm` — the Hansen–Mukherjee shortest path over an ordering (prefix sums, O(n·k·d));
 * :mod:`.mst` — Prim's minimum spanning tree and nearest-point-next ordering (O(n²·d), O(n) keys).
+* :mod:`.pairs` — the compact (CSR) list of record pairs closer than a threshold (OMMA's similarity list);
+* :mod:`.swap` — fixed-size groups under one-for-one swaps with O(d) SSE deltas (OMMA's migrations);
+* :mod:`.interaction` — grow a group by largest interaction = smallest summed squared distance (IAMAT).
 
 Algorithm plugins import what they need from here (``from mabench import kernels as K``).
 """
@@ -34,6 +37,10 @@ from .hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefi
 from .mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
 from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
 from .nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
+from .interaction import argmin_alive, interaction_group  # noqa: E402
+from .pairs import count_close_pairs, distance_range, fill_close_pairs, transposed  # noqa: E402
+from .swap import EPS as SWAP_EPS  # noqa: E402
+from .swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
 
 __all__ = [
     "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",
@@ -42,4 +49,7 @@ __all__ = [
     "sse", "take_nearest", "work_buffer",
     "SEQ_CHAIN", "SEQ_CREATION", "SEQ_ENDS", "hm_labels", "path_labels", "prefix_sums", "segment_sse", "sequence_of_groups", "shortest_path",
     "farthest_from_centroid", "farthest_from_record", "npn_order", "prim_mst",
+    "argmin_alive", "interaction_group",
+    "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
+    "SWAP_EPS", "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
 ]
