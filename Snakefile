@@ -51,6 +51,7 @@ rule all:
         CELL_RECORDS,
         CELL_PARTITIONS,
         DATA_FILES,
+        repair_damaged,  # deletes damaged intermediates first, so they are redone
     default_target: True
     localrule: True
 

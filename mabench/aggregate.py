@@ -2,9 +2,9 @@
 
 A cell's record is ``CELLS/{dataset_id}/{algo_id}/seed{seed}/k{k}.json`` (the
 partition summary, the algorithm's own time and the metrics, written by a
-batch job). The batch's Snakemake benchmark TSV
-``BENCHMARKS/{dataset_id}/{algo_id}.tsv`` (wall and CPU time, peak memory of the
-whole job) is attached to each of its cells as ``batch_*`` columns, so the
+batch job). The Snakemake benchmark TSV of the job that computed the cell,
+``BENCHMARKS/{batch}.tsv`` with ``batch`` from the record (``{dataset_id}/part{N}``: wall and
+CPU time, peak memory of the whole job), is attached to each of its cells as ``batch_*`` columns, so the
 start-up and scheduling cost can be told apart from the algorithms' own time.
 Provenance columns are the same on every row.
 """
@@ -42,7 +42,7 @@ def _benchmark(path: Path) -> dict:
 def collect(cell_paths, cells_dir, benchmarks_dir=None) -> pd.DataFrame:
     cells_dir = Path(cells_dir)
     rows = []
-    benches: dict[tuple[str, str], dict] = {}
+    benches: dict[str, dict] = {}
     for raw in cell_paths:
         path = Path(raw)
         try:
@@ -57,10 +57,10 @@ def collect(cell_paths, cells_dir, benchmarks_dir=None) -> pd.DataFrame:
         if "info" in record:  # an algorithm's extra fields (structure, trace): kept as JSON text
             record["info"] = json.dumps(record["info"], sort_keys=True)
         row.update(record)
-        if benchmarks_dir is not None:
-            key = (parts[0], parts[1])
+        if benchmarks_dir is not None and record.get("batch"):
+            key = record["batch"]  # the job that computed the cell: DATASET/partN
             if key not in benches:
-                benches[key] = _benchmark(Path(benchmarks_dir) / parts[0] / f"{parts[1]}.tsv")
+                benches[key] = _benchmark(Path(benchmarks_dir) / f"{key}.tsv")
             row.update(benches[key])
         rows.append(row)
     if not rows:

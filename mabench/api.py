@@ -74,6 +74,10 @@ class Algorithm:
     params: dict[str, Param] = field(default_factory=dict)
     deterministic: bool = True
     notes: str = ""  # choices made where the source is ambiguous
+    # True: run() also gets the keyword raw= with the unstandardized (n, d) values (None where the
+    # caller has only z-scores, e.g. metric re-runs): for scale-dependent steps (EMAD's bin width)
+    # and for univariate methods whose tie order must not depend on z-score rounding.
+    uses_raw: bool = False
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         return resolve_params(f"algorithm {self.name}", self.params, given)

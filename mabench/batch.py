@@ -1,6 +1,8 @@
-"""Batched cells for the workflow: one process runs every (draw, k) of one algorithm on one data set.
+"""Batched cells for the workflow: one process runs every (algorithm, draw, k) of a job's plan.
 
-Each cell still gets its own outputs, ``CELLS/seed{S}/k{K}.json`` (the run
+A workflow job is one data set and a group of its algorithm ids (see
+``workflow/rules/run.smk``); its plan (:func:`run_plan`) lists, per algorithm,
+the draws, the k values and the folder of its cells. Each cell still gets its own outputs, ``CELLS/seed{S}/k{K}.json`` (the run
 record with its metrics) and ``CELLS/seed{S}/k{K}.csv`` (the partition), so
 aggregation, tables and resumption work per cell.
 
@@ -23,7 +25,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from . import io, plugins
+from . import io, plugins, verify
 from .errors import UserError
 from .runner import run_cells
 
@@ -58,9 +60,12 @@ def _cached(cache_dir: Path | None, key: str):
     rec, part = cache_dir / key[:2] / f"{key}.json", cache_dir / key[:2] / f"{key}.csv"
     if rec.exists() and part.exists():
         try:
-            return json.loads(rec.read_text()), part.read_text()
-        except (OSError, json.JSONDecodeError):
+            record, labels = verify.record_ok(rec.read_text()), part.read_bytes()
+        except OSError:
+            return None
+        if record is None or not verify.partition_ok(labels, int(record["n"]), int(record["k"])):
             return None  # a damaged cache entry is recomputed
+        return record, labels.decode()
     return None
 
 
@@ -69,8 +74,23 @@ def _log(line: str) -> None:
     sys.stderr.flush()
 
 
+def run_plan(plan: dict, cache_dir: str | None = None) -> tuple[int, int]:
+    """Every run of a job's plan; returns (cells, cells computed). A plan is
+    ``{"batch": ID, "metrics": [...], "options": {...}, "runs": [{"algorithm", "params", "draws":
+    [[seed, file], ...], "k": [...], "cells_dir"}, ...]}``."""
+    cells = computed = 0
+    for run in plan["runs"]:
+        draws = [(int(seed), str(path)) for seed, path in run["draws"]]
+        computed += run_batch(run["algorithm"], dict(run.get("params") or {}), draws, [int(k) for k in run["k"]],
+                              plan["metrics"], run["cells_dir"], cache_dir, plan.get("options") or {},
+                              batch=plan.get("batch"))
+        cells += len(draws) * len(run["k"])
+    return cells, computed
+
+
 def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: list[int], metrics,
-              cells_dir: str, cache_dir: str | None = None, options: dict | None = None) -> int:
+              cells_dir: str, cache_dir: str | None = None, options: dict | None = None,
+              batch: str | None = None) -> int:
     """Run (or take from the cache) every cell; write ``cells_dir/seed{S}/k{K}.{json,csv}``.
 
     Returns the number of cells computed (the rest came from the cache).
@@ -92,7 +112,7 @@ def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: li
                 todo.append(k)
                 continue
             record, labels_csv = hit
-            _write_cell(out, seed, k, record, labels_csv)
+            _write_cell(out, seed, k, {**record, "batch": batch} if batch else record, labels_csv)
             done += 1
             _log(f"[{done}/{total}] {algorithm} seed={seed} k={k}: from cache (il={record.get('il')})")
         if not todo:
@@ -103,9 +123,10 @@ def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: li
             labels_csv = io.partition_csv(result.labels)
             if cache_root is not None:  # cache first: a crash after it still saves the work
                 where = cache_root / keys[k][:2]
-                io.write_text(where / f"{keys[k]}.csv", labels_csv)
-                io.write_text(where / f"{keys[k]}.json", json.dumps(result.record) + "\n")
-            _write_cell(out, seed, k, result.record, labels_csv)
+                with io.outputs() as pair:  # both files of the entry or neither
+                    pair.write_text(where / f"{keys[k]}.csv", labels_csv)
+                    pair.write_text(where / f"{keys[k]}.json", json.dumps(result.record) + "\n")
+            _write_cell(out, seed, k, {**result.record, "batch": batch} if batch else result.record, labels_csv)
             computed += 1
             done += 1
             _log(f"[{done}/{total}] {algorithm} seed={seed} k={k}: il={result.record.get('il')} "
@@ -133,5 +154,6 @@ def _with_cell_context(cells, where: str, ks: list[int]):
 
 
 def _write_cell(out: Path, seed: int, k: int, record: dict, labels_csv: str) -> None:
-    io.write_text(out / f"seed{seed}" / f"k{k}.csv", labels_csv)
-    io.write_text(out / f"seed{seed}" / f"k{k}.json", json.dumps(record) + "\n")
+    with io.outputs() as pair:  # a cell's partition and record appear together
+        pair.write_text(out / f"seed{seed}" / f"k{k}.csv", labels_csv)
+        pair.write_text(out / f"seed{seed}" / f"k{k}.json", json.dumps(record) + "\n")

@@ -7,6 +7,7 @@ written atomically, so a failed command leaves nothing behind.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
@@ -49,8 +50,29 @@ def _options(items: list[str]) -> dict:
     return out
 
 
+_PENDING: list[str] = []  # what a command prints; written only after its files are committed
+
+
 def _print_json(obj) -> None:
-    sys.stdout.write(json.dumps(obj, sort_keys=False) + "\n")
+    _PENDING.append(_json(obj))
+
+
+def _json(obj) -> str:
+    """One line of strict JSON (a NaN or infinity is a bug: it would make the line unreadable)."""
+    return json.dumps(obj, sort_keys=False, allow_nan=False) + "\n"
+
+
+def _check_outputs(outputs: dict[str, str | None], inputs: dict[str, str | None]) -> None:
+    """Refuse an output that is one of the command's input files (it would be replaced)."""
+    import os
+
+    for oname, out in outputs.items():
+        if not out or not os.path.isfile(out):
+            continue
+        for iname, inp in inputs.items():
+            if inp and os.path.isfile(inp) and os.path.samefile(out, inp):
+                raise UserError(f"{oname} {out!r} is the {iname} file; writing it would replace your input, "
+                                "choose another file name")
 
 
 def cmd_list(args) -> None:
@@ -78,50 +100,53 @@ def cmd_run(args) -> None:
     from .metrics import parse_names
     from .runner import parse_ks, run_cells
 
+    _check_outputs({"--out": args.out, "--json-out": args.json_out}, {"data": args.dataset})
     metrics = parse_names(args.metrics)
     ks = parse_ks(args.k)
     if args.out and len(ks) > 1 and "{k}" not in args.out:
         raise UserError(f"--out {args.out!r} with several k values must contain {{k}}, e.g. --out part_k{{k}}.csv")
-    results = []
-    for result in run_cells(args.algorithm, args.dataset, ks, args.seed, _params(args.param), metrics,
-                            _options(args.option)):
-        _print_json(result.record)  # one line per cell, as soon as it is done
-        sys.stdout.flush()
-        results.append(result)
-    if args.out:
-        for result in results:
-            io.write_text(args.out.replace("{k}", str(result.record["k"])), io.partition_csv(result.labels))
-    if args.json_out:
-        io.write_text(args.json_out, "".join(json.dumps(r.record) + "\n" for r in results))
+    results = list(run_cells(args.algorithm, args.dataset, ks, args.seed, _params(args.param), metrics,
+                             _options(args.option)))
+    lines = [_json(r.record) for r in results]  # one line per cell, printed once every file is written
+    with io.outputs() as out:  # every file or none
+        if args.out:
+            for result in results:
+                out.write_text(args.out.replace("{k}", str(result.record["k"])), io.partition_csv(result.labels))
+        if args.json_out:
+            out.write_text(args.json_out, "".join(lines))
+    _PENDING.extend(lines)
 
 
 def cmd_evaluate(args) -> None:
     from .metrics import parse_names
     from .runner import evaluate_partition
 
-    metrics = parse_names(args.metrics) if args.metrics else None
+    _check_outputs({"--json-out": args.json_out}, {"data": args.dataset, "partition": args.partition})
+    metrics = parse_names(args.metrics) if args.metrics is not None else None
     record = evaluate_partition(args.dataset, args.partition, args.k, args.seed, metrics, _options(args.option))
+    line = _json(record)
     if args.json_out:
         from . import io
 
-        io.write_text(args.json_out, json.dumps(record) + "\n")
-    _print_json(record)
+        io.write_text(args.json_out, line)
+    _PENDING.append(line)
 
 
 def cmd_batch(args) -> None:
     from . import batch
     from .metrics import parse_names
-    from .runner import parse_ks
 
-    draws = []
-    for item in args.draw:
-        seed, sep, path = item.partition("=")
-        if not sep or not seed.strip().isdigit():
-            raise UserError(f"--draw {item!r} must be SEED=FILE, e.g. --draw 0=results/data/x/seed0.parquet")
-        draws.append((int(seed), path))
-    computed = batch.run_batch(args.algorithm, _params(args.param), draws, parse_ks(args.k),
-                               parse_names(args.metrics), args.cells_dir, args.cache_dir, _options(args.option))
-    _print_json({"cells": len(draws) * len(parse_ks(args.k)), "computed": computed, "out": args.cells_dir})
+    try:
+        plan = json.loads(args.plan)
+        runs = plan["runs"]
+        if not isinstance(runs, list):
+            raise TypeError
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise UserError("--plan must be a JSON object with a list `runs` (written by the workflow, "
+                        "workflow/rules/run.smk); to run cells yourself use `mabench run ALGO DATA -k 3,4,5`") from None
+    plan["metrics"] = parse_names(",".join(plan.get("metrics") or ["il"]))
+    cells, computed = batch.run_plan(plan, args.cache_dir)
+    _print_json({"batch": plan.get("batch"), "cells": cells, "computed": computed})
 
 
 def cmd_compare(args) -> None:
@@ -141,7 +166,7 @@ def cmd_compare(args) -> None:
             io.write_text(args.cells_out, result.cells.to_csv(index=False))
     elif args.cells_out:
         io.write_text(args.cells_out, result.cells.to_csv(index=False))
-    sys.stdout.write(text + "\n")
+    _PENDING.append(text + "\n")
     if not result.ok:
         raise GateFailed(len(result.failures))
 
@@ -164,28 +189,50 @@ def cmd_fetch(args) -> None:
 def cmd_prepare(args) -> None:
     from . import data, io
 
+    if len(args.dataset) != len(args.out):
+        raise UserError(f"give one --out per data set ({len(args.dataset)} data sets, {len(args.out)} --out)")
+    raws = _raw_files(args.raw, args.dataset)
     seeds = _seeds(args.seed)
-    if len(seeds) > 1 and "{seed}" not in args.out:
-        raise UserError(f"--out {args.out!r} with several seeds must contain {{seed}}, e.g. --out d_{{seed}}.parquet")
-    for seed in seeds:
-        ds = data.load(args.dataset, seed, raw=args.raw)
-        out = args.out.replace("{seed}", str(seed))
-        io.write_parquet(out, ds.frame(), ds.metadata())
-        _print_json({"dataset": ds.spec, "seed": ds.seed, "n": int(ds.values.shape[0]),
-                     "d": int(ds.values.shape[1]), "out": out})
+    for spec, out in zip(args.dataset, args.out):
+        _check_outputs({"--out": out}, {"data": spec, "--raw": raws.get(data.base_name(spec))})
+        if len(seeds) > 1 and "{seed}" not in out:
+            raise UserError(f"--out {out!r} with several seeds must contain {{seed}}, e.g. --out d_{{seed}}.parquet")
+    for spec, out_pattern in zip(args.dataset, args.out):
+        for seed in seeds:
+            ds = data.load(spec, seed, raw=raws.get(data.base_name(spec)))
+            out = out_pattern.replace("{seed}", str(seed))
+            io.write_parquet(out, ds.frame(), ds.metadata())
+            _print_json({"dataset": ds.spec, "seed": ds.seed, "n": int(ds.values.shape[0]),
+                         "d": int(ds.values.shape[1]), "out": out})
+
+
+def _raw_files(items: list[str] | None, specs: list[str]) -> dict[str, str]:
+    """--raw FILE (one data set) or --raw NAME=FILE (per catalog name) -> {catalog name: file}."""
+    from . import data
+
+    out = {}
+    for item in items or []:
+        name, sep, path = item.partition("=")
+        if sep and not name.startswith((".", "/")) and "/" not in name:
+            out[name] = path
+        elif len(specs) == 1:
+            out[data.base_name(specs[0])] = item
+        else:
+            raise UserError(f"--raw {item!r}: with several data sets, give --raw NAME=FILE per catalog name")
+    return out
 
 
 def _seeds(text: str) -> list[int]:
     """``--seed 7`` or ``--seed 7,8,9``: non-negative integers."""
+    from .seeds import check_seed
+
     out = []
     for item in str(text).split(","):
         try:
             seed = int(item)
         except ValueError:
             raise UserError(f"--seed {text!r}: {item!r} is not an integer; give e.g. --seed 0 or --seed 1,2,3") from None
-        if seed < 0:
-            raise UserError(f"--seed {seed} is negative; seeds are integers >= 0")
-        out.append(seed)
+        out.append(check_seed(seed))
     return out
 
 
@@ -254,23 +301,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-vendor", action="store_true", help="ignore the vendored copy and download")
     s.set_defaults(func=cmd_fetch)
 
-    s = sub.add_parser("prepare", help="write a data set (catalog, generated or file) as tidy Parquet")
-    s.add_argument("dataset")
+    s = sub.add_parser("prepare", help="write data sets (catalog, generated or file) as tidy Parquet")
+    s.add_argument("dataset", nargs="+", help="one or more data sets, each with its --out")
     s.add_argument("--seed", default="0", help="draw seed, or several (1,2,3) with {seed} in --out")
-    s.add_argument("--raw", help="for a catalog data set: the fetched upstream file to convert")
-    s.add_argument("--out", required=True)
+    s.add_argument("--raw", action="append", help="for a catalog data set: the fetched upstream file to convert "
+                   "(--raw FILE, or --raw NAME=FILE per catalog name with several data sets)")
+    s.add_argument("--out", action="append", required=True, help="output Parquet, one per data set")
     s.set_defaults(func=cmd_prepare)
 
-    s = sub.add_parser("batch", help="(workflow) run every draw and k of one algorithm; one file pair per cell")
-    s.add_argument("algorithm")
-    s.add_argument("--draw", action="append", required=True, metavar="SEED=FILE", help="a data draw and its seed")
-    s.add_argument("-k", required=True, help="k values, e.g. 3,4,5,10")
-    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="algorithm parameter")
-    s.add_argument("--metrics", help="comma-separated metric names (default: il)")
-    s.add_argument("--option", action="append", metavar="NAME=VALUE", help="metric option (JSON value)")
-    s.add_argument("--cells-dir", required=True, help="writes seed{S}/k{K}.json and .csv here")
+    s = sub.add_parser("batch", help="(workflow) run a job's plan: algorithms x draws x k; one file pair per cell")
+    s.add_argument("--plan", required=True, help="JSON plan (see mabench.batch.run_plan)")
     s.add_argument("--cache-dir", help="cell cache: finished cells are copied from here, never recomputed")
-    s.set_defaults(func=cmd_batch)
+    s.set_defaults(func=cmd_batch, all_or_nothing=False)
 
     s = sub.add_parser("compare", help="regression check: compare two results tables cell by cell")
     s.add_argument("baseline", help="results.parquet, a results folder, or a CSV from `mabench regress`")
@@ -314,10 +356,93 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+INTERRUPTED = "mabench: interrupted; nothing was written\n"
+GRACE_SECONDS = 1.0
+
+
+def _interrupt(signum, frame):  # SIGINT and SIGTERM (e.g. from a workflow manager) unwind like Ctrl-C
+    raise KeyboardInterrupt
+
+
+class _Interrupts:
+    """Ctrl-C and SIGTERM end the command with status 130, no traceback and no output file.
+
+    In Python code the signal raises KeyboardInterrupt and the output layer removes its temporary
+    files while the stack unwinds. A Numba kernel does not return to Python until it is done, so a
+    watchdog thread, woken by the signal itself (``signal.set_wakeup_fd``), gives the main thread
+    GRACE_SECONDS to unwind and otherwise removes the temporary files and exits with status 130.
+    """
+
+    def __enter__(self):
+        import signal
+        import socket
+        import threading
+
+        self.active = threading.current_thread() is threading.main_thread()
+        if not self.active:
+            return self
+        self.done = threading.Event()
+        self.reader, self.writer = socket.socketpair()
+        self.writer.setblocking(False)
+        self.previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+        self.previous_fd = signal.set_wakeup_fd(self.writer.fileno(), warn_on_full_buffer=False)
+        threading.Thread(target=self._watch, name="mabench-interrupts", daemon=True).start()
+        return self
+
+    def _watch(self):
+        import os
+
+        from . import io
+
+        try:
+            if not self.reader.recv(1):
+                return
+        except OSError:
+            return
+        if self.done.wait(GRACE_SECONDS):
+            return
+        io.abort_all()
+        os.write(2, INTERRUPTED.encode())
+        os._exit(130)
+
+    def __exit__(self, *exc):
+        if not self.active:
+            return False
+        import signal
+
+        self.done.set()
+        signal.set_wakeup_fd(self.previous_fd)
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+        self.writer.close()  # ends the watchdog (recv returns b"")
+        self.reader.close()
+        return False
+
+
 def main(argv=None) -> int:
+    """Run one command. Exit status: 0 success, 2 user error (one line on stderr), 130 interrupted."""
+    with _Interrupts():
+        return _main(argv)
+
+
+def _main(argv) -> int:
+    from . import io
+
+    _PENDING.clear()
     try:
         args = build_parser().parse_args(argv)
-        args.func(args)
+        gate = None
+        # Every file a command writes is committed together, before anything is printed; `batch`
+        # commits cell by cell instead, so a killed job keeps the cells it finished.
+        with io.outputs() if getattr(args, "all_or_nothing", True) else contextlib.nullcontext():
+            try:
+                args.func(args)
+            except GateFailed as exc:  # a finished comparison: its report files are kept
+                gate = exc
+        sys.stdout.write("".join(_PENDING))
+        sys.stdout.flush()
+        if gate is not None:
+            raise gate
     except UserError as exc:
         sys.stderr.write(f"mabench: error: {exc}\n")
         return EXIT_USAGE
@@ -325,7 +450,24 @@ def main(argv=None) -> int:
         sys.stderr.write(f"mabench: regression check failed: {exc.args[0]} gate(s); see the report above\n")
         return EXIT_GATE
     except KeyboardInterrupt:
+        # Outputs are staged in temporary files that the output layer removed while unwinding.
+        sys.stderr.write(INTERRUPTED)
         return 130
+    except BrokenPipeError:  # e.g. `mabench list algorithms | head -1`
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except MemoryError:
+        sys.stderr.write("mabench: error: not enough memory for this input; try a smaller data set\n")
+        return EXIT_USAGE
+    except OSError as exc:  # an unforeseen file-system error: still one line, naming the file
+        from .io import os_error
+
+        sys.stderr.write(f"mabench: error: {os_error(exc, exc.filename or '?', 'access')}\n")
+        return EXIT_USAGE
+    finally:
+        _PENDING.clear()
     return 0
 
 

@@ -83,6 +83,12 @@ def _parse_params(spec: str, text: str | None) -> dict[str, str]:
     return params
 
 
+def base_name(spec: str) -> str | None:
+    """The catalog or generator name of a spec (``eia[drop=UTILITYID]`` -> ``eia``); None for a path."""
+    m = _SPEC.match(spec.strip())
+    return m.group("name") if m else None
+
+
 def split_selection(spec: str, params: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
     """(the data set's own parameters, the column selection)."""
     selection = {k: params[k] for k in SELECTION if k in params}
@@ -117,8 +123,13 @@ def select_columns(ds: "Dataset", selection: dict[str, str], spec: str) -> "Data
                    {**ds.params, how: text}, ds.seed, ds.provenance)
 
 
-def _looks_like_path(spec: str) -> bool:
-    return spec.endswith((".csv", ".parquet", ".pq")) or "/" in spec or Path(spec).exists()
+CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.xz", ".csv.zst", ".csv.zip")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+def looks_like_path(spec: str) -> bool:
+    """The one test of whether a data-set spec names a file (used by the CLI and the workflow)."""
+    return spec.lower().endswith(CSV_SUFFIXES + PARQUET_SUFFIXES) or "/" in spec or Path(spec).exists()
 
 
 def names() -> list[str]:
@@ -130,13 +141,13 @@ def names() -> list[str]:
 def load(spec: str, seed: int | None = None, raw: str | None = None) -> Dataset:
     """The data set ``spec`` (with its column selection applied), in original units."""
     path = _PATH_SPEC.match(spec.strip())
-    if path and _looks_like_path(path.group("path")):
+    if path and looks_like_path(path.group("path")):
         params = _parse_params(spec, path.group("params"))
         rest, selection = split_selection(spec, params)
         if rest:
             raise UserError(f"data file {path.group('path')!r} takes only columns= or drop=, got {sorted(rest)[0]}=")
         return select_columns(read_table(path.group("path")), selection, spec)
-    if _looks_like_path(spec):
+    if looks_like_path(spec):
         return read_table(spec)
     name, params = parse_spec(spec)
     params, selection = split_selection(spec, params)
@@ -171,25 +182,28 @@ def _load_named(spec: str, name: str, params: dict, seed: int | None, raw: str |
 
 
 def read_table(path: str | Path) -> Dataset:
+    """A CSV (UTF-8, optionally with a byte-order mark or compressed, e.g. ``.csv.gz``) or Parquet file.
+
+    A data set read from a file is named by its file name (``mine.csv``), so it can never be
+    mistaken for a catalog or generated data set; a Parquet file written by ``mabench prepare``
+    keeps the name, parameters and seed recorded in it.
+    """
     path = Path(path)
     if not path.exists():
         raise UserError(f"data file {str(path)!r} does not exist; check the path")
+    if path.is_dir():
+        raise UserError(f"data file {str(path)!r} is a folder; give a CSV or Parquet file")
     meta = {}
-    try:
-        if path.suffix in {".parquet", ".pq"}:
-            import pyarrow.parquet as pq
-
-            table = pq.read_table(path)
-            raw = (table.schema.metadata or {}).get(META_KEY.encode())
-            meta = json.loads(raw) if raw else {}
-            frame = table.to_pandas()
-        else:
-            frame = pd.read_csv(path)
-    except Exception as exc:  # noqa: BLE001 - a file we cannot parse is the user's problem
-        raise UserError(f"cannot read {str(path)!r} ({exc.__class__.__name__}); give a CSV with a header row or a Parquet file") from None
+    if path.name.lower().endswith(PARQUET_SUFFIXES):
+        frame, header, meta = _read_parquet(path)
+    else:
+        frame, header = _read_csv(path)
+    if len(header) > 1 and not header[-1].strip() and frame.iloc[:, -1].isna().all():
+        header, frame = header[:-1], frame.iloc[:, :-1]  # a trailing comma on every line (spreadsheet export)
+    _check_header(header, frame, str(path))
     return _from_frame(
         frame,
-        name=meta.get("name") or path.stem,
+        name=meta.get("name") or path.name,
         params=meta.get("params") or {},
         seed=meta.get("seed"),
         provenance=meta.get("provenance") or {"path": str(path)},
@@ -197,31 +211,129 @@ def read_table(path: str | Path) -> Dataset:
     )
 
 
+def _cannot_read(path: Path, exc: Exception, what: str) -> UserError:
+    if isinstance(exc, UnicodeDecodeError):
+        return UserError(f"cannot read {str(path)!r}: it is not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                         "save it as UTF-8 (e.g. 'CSV UTF-8' in a spreadsheet) and try again")
+    if isinstance(exc, OSError) and exc.strerror:
+        return UserError(f"cannot read {str(path)!r}: {exc.strerror}; check the file and its permissions")
+    detail = " ".join(str(exc).split())[:160]
+    return UserError(f"cannot read {str(path)!r} as {what} ({exc.__class__.__name__}: {detail}); "
+                     "give a comma-separated CSV with one header row, or a Parquet file")
+
+
+def _read_csv(path: Path):
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # e.g. pandas' "loss of data" warning on ragged rows
+            # index_col=False: never take the first column as an index (rows longer than the header).
+            frame = pd.read_csv(path, encoding="utf-8-sig", index_col=False, low_memory=False)
+            raw = pd.read_csv(path, encoding="utf-8-sig", header=None, nrows=1, dtype=str,
+                              keep_default_na=False, index_col=False)
+    except pd.errors.EmptyDataError:
+        raise UserError(f"{str(path)}: the file is empty; give a CSV with a header row and at least 2 rows") from None
+    except (pd.errors.ParserWarning, pd.errors.ParserError) as exc:
+        line = re.search(r"line (\d+)", str(exc))
+        where = f" (line {line.group(1)})" if line else ""
+        raise UserError(f"cannot read {str(path)!r}: a row has more fields than the header{where}; every row needs "
+                        "one value per column name") from None
+    except Exception as exc:  # noqa: BLE001 - a file we cannot parse is the user's problem
+        raise _cannot_read(path, exc, "CSV") from None
+    return frame, [str(x) for x in raw.iloc[0].tolist()] if len(raw) else []
+
+
+def _read_parquet(path: Path):
+    try:
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(path)
+        raw = (table.schema.metadata or {}).get(META_KEY.encode())
+        meta = json.loads(raw) if raw else {}
+        header = list(table.column_names)
+        if len(set(header)) == len(header):
+            frame = table.to_pandas()
+        else:  # pandas cannot hold duplicate names; _check_header reports them
+            frame = pd.DataFrame(index=range(table.num_rows))
+    except Exception as exc:  # noqa: BLE001 - a file we cannot parse is the user's problem
+        raise _cannot_read(path, exc, "Parquet") from None
+    if not isinstance(meta, dict):
+        meta = {}
+    return frame, header, meta
+
+
+def _check_header(header: list[str], frame: pd.DataFrame, where: str) -> None:
+    """Column names as written in the file: none empty, none twice, not a data row."""
+    for j, name in enumerate(header):
+        if not name.strip():
+            hint = (" (it looks like a pandas index written by to_csv; write with index=False or drop it)"
+                    if j == 0 else "")
+            raise UserError(f"{where}: column {j + 1} has no name{hint}; give every column a name in the header row")
+    seen = {}
+    for j, name in enumerate(header):
+        if name in seen:
+            raise UserError(f"{where}: column name {name!r} appears twice (columns {seen[name] + 1} and {j + 1}); "
+                            "give each column its own name")
+        seen[name] = j
+    if header and all(_is_number(name) for name in header):
+        raise UserError(f"{where}: the first row ({', '.join(header[:3])}{', ...' if len(header) > 3 else ''}) "
+                        "looks like data, not column names; add a header row")
+    if len(header) == 1 and frame.shape[1] == 1 and not pd.api.types.is_numeric_dtype(frame.iloc[:, 0]):
+        for sep in (";", "\t", "|"):
+            if sep in header[0]:
+                raise UserError(
+                    f"{where}: one column named {header[0]!r}: the file seems separated by {sep!r}, but mabench "
+                    f"reads comma-separated files; convert it, e.g. pandas.read_csv(path, sep={sep!r})"
+                    ".to_csv(new_path, index=False)")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _from_frame(frame: pd.DataFrame, *, name: str, params=None, seed=None, provenance=None, where=None) -> Dataset:
     where = where or name
     if frame.shape[1] == 0 or frame.shape[0] == 0:
         raise UserError(f"{where}: no data (need at least one row and one numeric column)")
-    for col in frame.columns:
-        if not pd.api.types.is_numeric_dtype(frame[col]) or pd.api.types.is_bool_dtype(frame[col]):
-            raise UserError(f"{where}: column {col!r} is not numeric; remove it or convert it to numbers")
-    values = frame.astype("float64").to_numpy(dtype=np.float64, na_value=np.nan)
     columns = [str(c) for c in frame.columns]
+    values = np.empty(frame.shape, dtype=np.float64)
+    for j, col in enumerate(columns):
+        series = frame.iloc[:, j]
+        if pd.api.types.is_bool_dtype(series):
+            raise UserError(f"{where}: column {col!r} is true/false, not numeric; convert it to 0/1 or remove it")
+        if not pd.api.types.is_numeric_dtype(series):
+            # Numbers pandas leaves as text (integers beyond 64 bits, decimals): accepted if all convert.
+            converted = pd.to_numeric(series, errors="coerce")
+            bad = converted.isna() & series.notna()
+            if bad.any() or pd.api.types.is_bool_dtype(converted):
+                row = int(np.flatnonzero(bad.to_numpy())[0]) if bad.any() else 0
+                raise UserError(f"{where}: column {col!r} is not numeric (row {row + 1}: {str(series.iloc[row])[:40]!r}); "
+                                "remove it or convert it to numbers")
+            series = converted
+        with np.errstate(all="ignore"):
+            values[:, j] = series.astype("float64").to_numpy(dtype=np.float64, na_value=np.nan)
     check_values(values, columns, where)
     return Dataset(name, np.ascontiguousarray(values), columns, dict(params or {}), seed, dict(provenance or {}))
 
 
 def check_values(values: np.ndarray, columns: list[str], where: str) -> None:
+    """Complete finite data that can be standardized (the spread check is :func:`standardize.check_spread`)."""
+    from .standardize import check_spread
+
     bad = ~np.isfinite(values)
     if bad.any():
         row, col = np.argwhere(bad)[0]
-        what = "missing (NaN)" if np.isnan(values[row, col]) else "infinite"
+        what = "missing (NaN)" if np.isnan(values[row, col]) else "infinite (or beyond ±1.8e308)"
         raise UserError(
             f"{where}: value in row {row + 1}, column {columns[col]!r} is {what}; "
             "microaggregation needs complete numeric data, impute or drop such rows first"
         )
-    const = np.flatnonzero(np.ptp(values, axis=0) == 0)
-    if const.size:
-        raise UserError(f"{where}: column {columns[const[0]]!r} is constant and cannot be standardized; drop it")
+    check_spread(values, columns, where)
 
 
 def metric_defaults(name: str, columns: list[str] | None = None) -> dict:

@@ -209,11 +209,7 @@ def fetch(name: str, dest, url: str | None = None, use_vendor: bool = True, time
                 f"checksum mismatch for {name} downloaded from {source}: expected sha256 {expected}, "
                 f"got {actual}; nothing was written to {dest}"
             )
-    try:
-        io.write_bytes(dest, data)
-    except OSError as exc:
-        raise UserError(f"cannot write {str(dest)!r} ({exc.strerror or exc.__class__.__name__}); "
-                        "choose a writable --out path") from None
+    io.write_bytes(dest, data)  # OS errors become one-line UserErrors there
     return {
         "name": name,
         "file": item["file"],

@@ -23,6 +23,15 @@ def _save(fig, out_dir: Path, stem: str) -> list[Path]:
     return written
 
 
+def _placeholder(plt, out_dir, stem: str, message: str) -> list[Path]:
+    fig, ax = plt.subplots(figsize=(4, 2))
+    ax.axis("off")
+    ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=8)
+    written = _save(fig, Path(out_dir), stem)
+    plt.close(fig)
+    return written
+
+
 def _label(frame: pd.DataFrame) -> pd.Series:
     return frame["algorithm"] + frame["params"].map(lambda p: f" [{p}]" if p else "")
 
@@ -45,6 +54,9 @@ def il_vs_k(results: pd.DataFrame, out_dir) -> list[Path]:
     frame["method"] = _label(frame)
     ks = frame.groupby("dataset_id")["k"].nunique()
     frame = frame[frame["dataset_id"].isin(ks[ks >= 2].index)]
+    if frame.empty:  # still write the files the workflow expects, saying why they are empty
+        return _placeholder(plt, out_dir, "il_vs_k", "no data set of this run has two or more k values\n"
+                            "(give a data set several k to draw IL against k)")
     order = sorted(frame["dataset_id"].unique())
     grid = sns.relplot(data=frame, x="k", y="il", hue="method", col="dataset_id", col_order=order,
                        col_wrap=min(4, max(1, len(order))), kind="line", marker="o", errorbar=("ci", 95),
@@ -65,13 +77,8 @@ def ru_map(results: pd.DataFrame, out_dir) -> list[Path]:
     plt, sns = _pyplot()
     frame = results.dropna(subset=["g_il", "g_dr"]) if {"g_il", "g_dr"} <= set(results.columns) else results[:0]
     if frame.empty:  # still write the file the workflow expects, saying why it is empty
-        fig, ax = plt.subplots(figsize=(4, 2))
-        ax.axis("off")
-        ax.text(0.5, 0.5, "no cell of this run computed both G_IL and G_DR\n(add g_il, rld, id, g_dr to a data "
-                "set's metrics)", ha="center", va="center", fontsize=8)
-        written = _save(fig, Path(out_dir), "ru_map")
-        plt.close(fig)
-        return written
+        return _placeholder(plt, out_dir, "ru_map", "no cell of this run computed both G_IL and G_DR\n"
+                            "(add g_il, rld, id, g_dr to a data set's metrics)")
     frame = frame.copy()
     frame["method"] = _label(frame)
     means = frame.groupby(["dataset_id", "method", "k"], as_index=False)[["g_il", "g_dr"]].mean()

@@ -8,6 +8,8 @@ group larger than the algorithm's declared bound.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .errors import UserError
@@ -49,30 +51,60 @@ def check(labels: np.ndarray, n: int, k: int, max_size: int | None = None, *, wh
     return sizes
 
 
+def check_k(k) -> int:
+    """The one check of a user's k (the minimum group size)."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise UserError(f"k must be a positive integer (the minimum group size), got {k}")
+    return int(k)
+
+
+_LABEL = re.compile(r"^\s*\+?[0-9]+(\.0*)?\s*$")
+_MAX_LABEL = np.iinfo(np.int64).max
+
+
 def read_labels(path, n: int, k: int) -> np.ndarray:
-    """Read a partition CSV (header ``group``, one integer per input row) given by a user."""
+    """Read a partition CSV given by a user: header ``group``, one non-negative integer label per data row.
+
+    Labels are any non-negative integers (``3`` or ``3.0``); they are relabelled 0..g-1 in order of
+    first appearance. Negative labels (−1 is the engine's "unassigned" marker), true/false, text,
+    fractions, empty cells and labels beyond 64 bits are refused.
+    """
     import pandas as pd
 
+    where = f"partition file {str(path)!r}"
     try:
-        frame = pd.read_csv(path)
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig", index_col=False)
     except FileNotFoundError:
-        raise UserError(f"partition file {str(path)!r} does not exist; write one with `mabench run ... --out FILE`") from None
+        raise UserError(f"{where} does not exist; write one with `mabench run ... --out FILE`") from None
+    except pd.errors.EmptyDataError:
+        raise UserError(f"{where} is empty; expected a header `group` and one integer per row") from None
     except Exception as exc:  # noqa: BLE001 - any parse failure is the user's file
-        raise UserError(f"cannot read partition file {str(path)!r} as CSV ({exc.__class__.__name__}); expected a header `group` and one integer per row") from None
-    if list(frame.columns) != ["group"]:
-        raise UserError(f"partition file {str(path)!r} must have exactly one column named `group`, found {list(frame.columns)}")
-    col = frame["group"]
-    if col.isna().any() or not np.all(np.isfinite(pd.to_numeric(col, errors="coerce"))):
-        raise UserError(f"partition file {str(path)!r}: labels must be integers, found a non-numeric or empty value")
-    values = pd.to_numeric(col).to_numpy()
-    if values.dtype.kind == "f":
-        if not np.all(values == np.round(values)):
-            raise UserError(f"partition file {str(path)!r}: labels must be integers, found {values[values != np.round(values)][0]}")
-        values = values.astype(np.int64)
+        raise UserError(f"cannot read {where} as CSV ({exc.__class__.__name__}); expected a header `group` "
+                        "and one integer per row") from None
+    if [str(c).strip() for c in frame.columns] != ["group"]:
+        raise UserError(f"{where} must have exactly one column named `group`, found {list(frame.columns)}")
+    text = frame.iloc[:, 0].tolist()
+    bad = [i for i, t in enumerate(text) if not _LABEL.match(t)]
+    if bad:
+        i = bad[0]
+        value = text[i].strip()
+        if not value:
+            why = "is empty"
+        elif value.lstrip().startswith("-") and _LABEL.match(value.replace("-", "", 1)):
+            why = f"is negative ({value}; -1 marks an unassigned record)"
+        else:
+            why = f"is {value[:40]!r}"
+        raise UserError(f"{where}: the label in row {i + 1} {why}; labels must be non-negative integers")
+    ints = [int(t.strip().split(".")[0]) for t in text]
+    if ints and max(ints) > _MAX_LABEL:
+        raise UserError(f"{where}: label {max(ints)} is too large; labels must be below 2^63 (renumber the groups)")
+    values = np.asarray(ints, dtype=np.int64)
     if len(values) != n:
-        raise UserError(f"partition file {str(path)!r} has {len(values)} labels but the data set has {n} records; use the partition written for this data set")
-    labels = canonical_labels(values.astype(np.int64))
+        raise UserError(f"{where} has {len(values)} labels but the data set has {n} records; use the partition "
+                        "written for this data set")
+    labels = canonical_labels(values)
     sizes = np.bincount(labels)
     if sizes.min() < k:
-        raise UserError(f"partition file {str(path)!r}: a group has {sizes.min()} records, fewer than k={k}; pass the k the partition was made with")
+        raise UserError(f"{where}: a group has {sizes.min()} records, fewer than k={k}; pass the k the partition "
+                        "was made with")
     return labels

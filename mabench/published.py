@@ -228,6 +228,24 @@ def _draws(row: dict, vals: np.ndarray) -> dict:
             "delta": mean - published, "verdict": verdict}
 
 
+def _metric_values(res: pd.DataFrame, metric: str, hits: list[int]) -> np.ndarray:
+    """The metric of the matched result rows: a results column, else a numeric field of the
+    algorithm's ``info`` (JSON text, e.g. EMAD's ``il_max``, kWD's ``improvement``)."""
+    if not hits:
+        return np.empty(0)
+    if metric in res.columns:
+        return pd.to_numeric(res[metric].iloc[hits], errors="coerce").dropna().to_numpy(dtype=float)
+    if "info" not in res.columns:
+        return np.empty(0)
+    vals = []
+    for text in res["info"].iloc[hits]:
+        if isinstance(text, str) and text:
+            value = json.loads(text).get(metric)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+                vals.append(float(value))
+    return np.asarray(vals, dtype=float)
+
+
 def compare(registry: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """Registry columns plus reproduced, n_draws, ci_low, ci_high, delta, verdict, cause (one row per
     registry row, same order). See docs/published.md for the matching and verdict rules."""
@@ -256,9 +274,7 @@ def compare(registry: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
         want_p, want_d = parse_params(row["params"]), parse_params(row["dataset_params"])
         hits = [idx for p, d, idx in groups.get((row["algorithm"], row["dataset"], int(row["k"])), [])
                 if _is_subset(want_p, p) and _same_data(want_d, d)]
-        metric = row["metric"]
-        vals = (pd.to_numeric(res[metric].iloc[hits], errors="coerce").dropna().to_numpy(dtype=float)
-                if metric in res.columns and hits else np.empty(0))
+        vals = _metric_values(res, row["metric"], hits)
         rec["n_draws"] = int(vals.size)
         if vals.size:
             rule = {"exact": _exact, "relative": _relative}.get(row["rule"], _draws)

@@ -45,8 +45,8 @@ def cells(config: dict, only: str | None = None):
         name = data.parse_spec(spec)[0] if not spec.endswith((".csv", ".parquet")) else None
         if name not in catalog:
             continue
-        default = [a for a, e in algos.items() if "datasets" not in e or ds_id in e["datasets"]]
-        for algo_id in entry.get("algorithms", default):
+        everywhere = [a for a, e in algos.items() if e.get("on_every_dataset", True)]
+        for algo_id in entry.get("algorithms", everywhere):
             if wanted is not None and algo_id not in wanted:
                 continue
             params = {str(k): str(v) for k, v in (algos[algo_id].get("params") or {}).items()}

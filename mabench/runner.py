@@ -22,7 +22,7 @@ from . import data, partition, plugins, threads
 from .api import format_params
 from .errors import UserError
 from .metrics import EvalContext, applicable, evaluate
-from .seeds import rng_for
+from .seeds import check_seed, rng_for
 from .standardize import zscore
 
 
@@ -32,10 +32,17 @@ class CellResult:
     labels: np.ndarray
 
 
+def call_run(algo, z, k: int, params: dict, rng, raw=None):
+    """``algo.run`` with the raw values passed to the plugins that ask for them (``uses_raw``)."""
+    if algo.uses_raw:
+        return algo.run(z, k, params, rng, raw=raw)
+    return algo.run(z, k, params, rng)
+
+
 def _warm_up(algo, k: int, d: int, params: dict) -> None:
     """Compile the algorithm's kernels on a tiny problem of the same types."""
-    tiny = np.random.default_rng(0).standard_normal((3 * k + 1, d))
-    algo.run(np.ascontiguousarray(tiny), k, params, np.random.default_rng(0))
+    tiny = np.ascontiguousarray(np.random.default_rng(0).standard_normal((3 * k + 1, d)))
+    call_run(algo, tiny, k, params, np.random.default_rng(0), raw=tiny)
 
 
 def split_output(out) -> tuple[np.ndarray, dict]:
@@ -62,8 +69,7 @@ def parse_ks(text: str) -> list[int]:
             k = int(item)
         except ValueError:
             raise UserError(f"-k {text!r}: {item!r} is not an integer; give e.g. -k 3 or -k 3,4,5,10") from None
-        if k < 1:
-            raise UserError(f"k must be a positive integer (the minimum group size), got {k}")
+        partition.check_k(k)
         if k in ks:
             raise UserError(f"-k {text!r} names k={k} twice")
         ks.append(k)
@@ -75,10 +81,10 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
     """Every k of one (algorithm, data set draw) in one process; cells are yielded as they finish."""
     algo = plugins.algorithm(algorithm)
     resolved = algo.resolve(params or {})
-    ks = list(ks)
-    for k in ks:
-        if k < 1:
-            raise UserError(f"k must be a positive integer (the minimum group size), got {k}")
+    ks = [partition.check_k(k) for k in ks]
+    if not ks:
+        raise UserError("no k given; give e.g. -k 3 or -k 3,4,5,10")
+    seed = check_seed(seed)
     ds = data.load(dataset, seed)
     n, d = ds.values.shape
     too_big = [k for k in ks if k > n]
@@ -96,13 +102,13 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options) -> CellResult:
     rng = rng_for(seed, f"algorithm:{algo.name}")
     n_threads = threads.adapt()
     start = time.perf_counter()
-    out = algo.run(z, k, resolved, rng)
+    out = call_run(algo, z, k, resolved, rng, raw=np.ascontiguousarray(ds.values, dtype=np.float64))
     seconds = time.perf_counter() - start
     labels, info = split_output(out)
     sizes = partition.check(labels, n, k, algo.max_group_size(k, resolved), who=algo.name)
 
     def rerun(z_other: np.ndarray) -> np.ndarray:
-        again = algo.run(np.ascontiguousarray(z_other, dtype=np.float64), k, resolved,
+        again = call_run(algo, np.ascontiguousarray(z_other, dtype=np.float64), k, resolved,
                          rng_for(seed, f"algorithm:{algo.name}"))
         return split_output(again)[0]
 
@@ -141,9 +147,11 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
 def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed: int = 0,
                        metrics=None, metric_options: dict | None = None) -> dict:
     """Metrics of a given partition; ``metrics=None`` means every metric that applies to the data set."""
+    k = 1 if k is None else partition.check_k(k)
+    seed = check_seed(seed)
     ds = data.load(dataset, seed)
     n = ds.values.shape[0]
-    labels = partition.read_labels(partition_path, n, k or 1)
+    labels = partition.read_labels(partition_path, n, k)
     z = zscore(ds.values, ds.columns)
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options)

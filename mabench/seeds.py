@@ -23,6 +23,15 @@ def cell_seeds(root_seed: int, n: int) -> list[int]:
     return [int(s) for s in np.random.SeedSequence(root_seed).generate_state(n, dtype=np.uint32)]
 
 
+def check_seed(seed) -> int:
+    """The one check of a user's seed: a non-negative integer."""
+    from .errors import UserError
+
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise UserError(f"seed must be a non-negative integer, got {seed}")
+    return int(seed)
+
+
 def rng_for(seed: int, purpose: str) -> np.random.Generator:
     """An independent generator for one purpose (``"data:sim1"``, ``"algorithm:icsm"``, …)."""
-    return np.random.default_rng(np.random.SeedSequence([int(seed), stable_hash(purpose)]))
+    return np.random.default_rng(np.random.SeedSequence([check_seed(seed), stable_hash(purpose)]))

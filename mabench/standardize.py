@@ -1,4 +1,4 @@
-"""Standardization: the one place data are z-scored.
+"""Standardization: the one place data are z-scored (and checked to be standardizable).
 
 Every algorithm and the IL metric work on z-scores with the *population*
 standard deviation (ddof = 0). For IL and for every decision of the distance
@@ -13,13 +13,38 @@ import numpy as np
 from .errors import UserError
 
 
+def check_spread(values: np.ndarray, columns: list[str] | None = None, where: str | None = None) -> None:
+    """The one check that data can be standardized: at least two records and no constant column."""
+    x = np.asarray(values)
+    prefix = f"{where}: " if where else ""
+    if x.shape[0] < 2:
+        raise UserError(f"{prefix}only {x.shape[0]} record(s); microaggregation needs at least 2 records "
+                        "(and a column's spread is undefined on one)")
+    const = np.flatnonzero(np.all(x == x[0], axis=0))
+    if const.size:
+        name = columns[const[0]] if columns else f"#{const[0] + 1}"
+        raise UserError(f"{prefix}column {name!r} is constant and cannot be standardized; drop it")
+
+
 def zscore(values: np.ndarray, columns: list[str] | None = None) -> np.ndarray:
-    """Column-wise (x - mean) / std(ddof=0), as a new C-contiguous float64 array."""
+    """Column-wise (x - mean) / std(ddof=0), as a new C-contiguous float64 array.
+
+    Columns whose mean or standard deviation overflow (magnitudes near 1e308) or
+    underflow (subnormal spreads) are computed on values scaled by their largest
+    magnitude first; every other column keeps the plain formula bit for bit.
+    """
     x = np.asarray(values, dtype=np.float64)
-    mean = x.mean(axis=0)
-    std = x.std(axis=0)
-    flat = np.flatnonzero(std == 0)
-    if flat.size:
-        name = columns[flat[0]] if columns else f"#{flat[0]}"
-        raise UserError(f"column {name!r} is constant and cannot be standardized; drop it from the input")
-    return np.ascontiguousarray((x - mean) / std)
+    check_spread(x, columns)
+    with np.errstate(all="ignore"):
+        mean = x.mean(axis=0)
+        std = x.std(axis=0)
+        z = (x - mean) / std
+        bad = ~(np.isfinite(mean) & np.isfinite(std) & (std > 0) & np.isfinite(z).all(axis=0))
+        for j in np.flatnonzero(bad):
+            col = x[:, j] / np.abs(x[:, j]).max()
+            z[:, j] = (col - col.mean()) / col.std()
+    if not np.isfinite(z).all():
+        j = int(np.flatnonzero(~np.isfinite(z).all(axis=0))[0])
+        name = columns[j] if columns else f"#{j + 1}"
+        raise UserError(f"column {name!r} cannot be standardized (values too extreme); rescale it")
+    return np.ascontiguousarray(z)

@@ -213,7 +213,7 @@ def test_published_values_that_reproduce():
 
 
 def test_default_config_keeps_hm_on_one_column_selections():
-    """config/config.yaml: `hm` carries `datasets:`, so it never meets multi-column data."""
+    """config/config.yaml: `hm` has on_every_dataset: false, so it never meets multi-column data."""
     from mabench import regress
 
     config = regress._config(None)

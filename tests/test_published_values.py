@@ -27,14 +27,17 @@ NOT_REPRODUCED = {
 @pytest.fixture(scope="module")
 def compared():
     registry = published.load()
-    # randomized methods (OMMA) are judged over several seeds in tests/test_omma_iamat.py
+    # randomized methods (OMMA) are judged over several seeds in tests/test_omma_iamat.py; the thesis's
+    # Ch. 3 / Ch. 6 tables (k-Ward family, EMAD: ~200 cells) in tests/test_kward.py and tests/test_emad.py.
     deterministic = registry["algorithm"].map(lambda a: a != "" and plugins.algorithm(a).deterministic)
-    rows = registry[registry["dataset"].isin(REAL) & deterministic & (registry["metric"] == "il")]
-    cells = rows[["algorithm", "params", "dataset", "k"]].drop_duplicates()
+    own_tests = (registry["source"] == "fayyoumi2008") & registry["table"].str.match(r"Table [36]\.")
+    rows = registry[registry["dataset"].isin(REAL) & deterministic & (registry["metric"] == "il") & ~own_tests]
+    cells = rows[["algorithm", "params", "dataset", "dataset_params", "k"]].drop_duplicates()
     results = []
     for cell in cells.itertuples(index=False):
         params = published.parse_params(cell.params)
-        results.append(runner.run_cell(cell.algorithm, cell.dataset, int(cell.k), 0, params).record)
+        spec = f"{cell.dataset}[{cell.dataset_params}]" if cell.dataset_params else cell.dataset
+        results.append(runner.run_cell(cell.algorithm, spec, int(cell.k), 0, params).record)
     return published.compare(rows, pd.DataFrame(results))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -72,11 +73,11 @@ def test_smoke_run_produces_one_row_per_cell(smoke):
     census = frame[(frame["dataset_id"] == "census") & (frame["algo_id"] == "cbfs_thesis") & (frame["k"] == 3)]
     assert abs(float(census["id"].iloc[0]) - 1.98148) < 1e-4
     assert frame.loc[frame["dataset_id"] == "census", ["dld", "rld", "g_dr", "si"]].notna().all().all()
-    # One batch job per (data set, algorithm): its benchmark and its log, one log line per cell.
-    batches = {(d, a) for d, a, _, _ in want}
-    assert len(list((results / "benchmarks").rglob("*.tsv"))) == len(batches)
+    # One batch job per data set (each smoke data set has fewer than `algorithms_per_job` algorithms).
+    jobs = {d for d, _, _, _ in want}
+    assert len(list((results / "benchmarks").rglob("*.tsv"))) == len(jobs)
     logs = list((results / "logs" / "run").rglob("*.log"))
-    assert len(logs) == len(batches)
+    assert len(logs) == len(jobs)
     assert sum(len(re.findall(r"^\[\d+/\d+\] ", p.read_text(), flags=re.M)) for p in logs) == len(want)
     # Each cell keeps its own record and partition.
     for d, a, k, seed in want:
@@ -98,14 +99,14 @@ def test_a_deleted_cell_reruns_its_batch_from_the_cache(smoke):
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout + proc.stderr
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.M))
-    assert counts.get(f"run__sim1__{row.algo_id}") == "1", counts
+    assert counts.get("run__sim1__part0") == "1", counts
     assert not any(name.startswith(("prepare", "fetch")) for name in counts), counts
     assert sum(int(v) for name, v in counts.items() if name.startswith("run__")) == 1, counts
     assert counts.get("aggregate") == "1"
 
     proc = snakemake(smoke, "--cores", "2")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    log = (results / "logs" / "run" / "sim1" / f"{row.algo_id}.log").read_text()
+    log = (results / "logs" / "run" / "sim1" / "part0.log").read_text()
     cells = len(re.findall(r"^\[\d+/\d+\] ", log, flags=re.M))
     assert cells > 1 and len(re.findall(r"from cache", log)) == cells, log  # nothing recomputed
     after = pd.read_parquet(results / "results.parquet")
@@ -121,8 +122,10 @@ def test_a_deleted_cell_reruns_its_batch_from_the_cache(smoke):
         ({"colour": "blue"}, "'colour' was unexpected"),
         ({"datasets": {"sim1": {"spec": "sim1", "draws": 2, "algorithms": ["nope"]}}}, "'nope' is not an id under `algorithms`"),
         ({"algorithms": {"mdav": {"algorithm": "mdav", "params": {"tail": "5k"}}}}, "algorithms.mdav"),
+        ({"k": [3, 900]}, "datasets.tarragona: k=900 is larger than the data set's n=834 records"),
+        ({"datasets": {"sim1": {"spec": "sim1[n=60,d=4]", "k": [61]}}}, "k=61 is larger than the data set's n=60"),
     ],
-    ids=["k0", "unknown-key", "unknown-algorithm-id", "bad-param"],
+    ids=["k0", "unknown-key", "unknown-algorithm-id", "bad-param", "k-above-n-fetched", "k-above-n-generated"],
 )
 def test_invalid_config_is_rejected(tmp_path, change, message):
     config = yaml.safe_load(SMOKE.read_text())
@@ -135,9 +138,30 @@ def test_invalid_config_is_rejected(tmp_path, change, message):
     assert not (tmp_path / "results").exists()
 
 
+def lint_problems(workdir: Path, snakefile: Path = SNAKEFILE) -> list[str]:
+    """Every lint except the per-rule conda/container one, or why the lint could not run at all."""
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(snakefile), "--directory", str(workdir), "--lint"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SNAKEMAKE_")}
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    out = proc.stdout + proc.stderr
+    # Snakemake exits 1 when it lists lints, and also when the workflow cannot even be parsed.
+    if proc.returncode != 0 and not re.search(r"^Lints for ", out, flags=re.M):
+        return [f"snakemake --lint failed (status {proc.returncode}): {out.strip()[-2000:]}"]
+    lints = re.findall(r"^\s+\* (.+)$", out, flags=re.M)
+    return [t for t in lints if not t.startswith("Specify a conda environment or container")]
+
+
 def test_lint_has_no_errors(tmp_path):
     """Only the per-rule conda/container lint is accepted: software comes from the project venv."""
-    proc = snakemake(tmp_path, "--lint", configfile=None)
-    lints = re.findall(r"^\s+\* (.+)$", proc.stdout + proc.stderr, flags=re.M)
-    others = [t for t in lints if not t.startswith("Specify a conda environment or container")]
+    others = lint_problems(tmp_path)
     assert not others, "\n".join(others)
+
+
+def test_lint_check_fails_on_a_broken_snakefile(tmp_path):
+    """The check above can fail: a copy of the workflow with a syntax error in the Snakefile."""
+    copy = tmp_path / "wf"
+    shutil.copytree(ROOT / "workflow", copy / "workflow")
+    shutil.copytree(ROOT / "config", copy / "config")
+    (copy / "Snakefile").write_text(SNAKEFILE.read_text() + "\nrule broken:\n    input: (\n")
+    problems = lint_problems(tmp_path, copy / "Snakefile")
+    assert problems and "failed" in problems[0], problems

@@ -10,6 +10,7 @@
 * :mod:`.pairs` — the compact (CSR) list of record pairs closer than a threshold (OMMA's similarity list);
 * :mod:`.swap` — fixed-size groups under one-for-one swaps with O(d) SSE deltas (OMMA's migrations);
 * :mod:`.interaction` — grow a group by largest interaction = smallest summed squared distance (IAMAT).
+* :mod:`.ward` — Ward merging under a minimum group size (the k-Ward family: kW, kWD, kWR).
 
 Algorithm plugins import what they need from here (``from mabench import kernels as K``).
 """
@@ -41,6 +42,7 @@ from .interaction import argmin_alive, interaction_group  # noqa: E402
 from .pairs import count_close_pairs, distance_range, fill_close_pairs, transposed  # noqa: E402
 from .swap import EPS as SWAP_EPS  # noqa: E402
 from .swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
+from .ward import kward_sorted, kwr_sorted, ward_increase, ward_merge, ward_merge_diagonal  # noqa: E402
 
 __all__ = [
     "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",
@@ -52,4 +54,5 @@ __all__ = [
     "argmin_alive", "interaction_group",
     "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
     "SWAP_EPS", "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
+    "kward_sorted", "kwr_sorted", "ward_increase", "ward_merge", "ward_merge_diagonal",
 ]

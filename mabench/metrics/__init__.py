@@ -97,7 +97,12 @@ def applicable(options: dict) -> list[str]:
 
 
 def parse_names(text: str | None, default=("il",)) -> list[str]:
-    names = [t.strip() for t in text.split(",") if t.strip()] if text else list(default)
+    if text is None:
+        names = list(default)
+    else:
+        names = [t.strip() for t in text.split(",") if t.strip()]
+        if not names:
+            raise UserError(f"--metrics {text!r} names no metric; give comma-separated names, e.g. --metrics il,g_il")
     for name in names:
         if name not in REGISTRY:
             raise UserError(f"unknown metric {name!r}; available: {', '.join(sorted(REGISTRY))}")

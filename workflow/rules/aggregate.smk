@@ -10,8 +10,10 @@ rule effective_config:
     params:
         text=EFFECTIVE_CONFIG,
     localrule: True
-    shell:
-        "(printf '%s\\n' {params.text:q} > {output:q}.tmp && mv {output:q}.tmp {output:q}) 2> {log:q}"
+    run:
+        from mabench import io
+
+        io.write_text(output[0], f"{params.text}\n")  # the one atomic writer, like every other output
 
 
 rule aggregate:

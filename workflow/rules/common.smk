@@ -7,6 +7,7 @@
 #   results/cells/{dataset_id}/{algo_id}/seed{seed}/k{k}.csv    (the partition)
 # so a missing or damaged cell re-runs its batch, whose finished cells come from the cell cache.
 
+import json
 import mimetypes
 import os
 import shlex
@@ -54,13 +55,23 @@ wildcard_constraints:
 
 
 # ---------------------------------------------------------------- checks against the plugins
-def _is_path(spec):
-    return spec.endswith((".csv", ".parquet", ".pq")) or "/" in spec or os.path.exists(spec)
+def _n_records(info, catalog, generators):
+    """The number of records of a configured data set, known before any job runs (k > n is a config error)."""
+    from mabench import data
 
-
-def default_algorithms(cfg, ds_id):
-    """Algorithm ids a data set without its own `algorithms` list runs: those not restricted elsewhere."""
-    return [a for a, e in cfg["algorithms"].items() if "datasets" not in e or ds_id in e["datasets"]]
+    spec = info["spec"]
+    if info["kind"] == "fetched":
+        return int(catalog[info["name"]]["n"])
+    if info["kind"] == "generated":
+        name, params = data.parse_spec(spec)
+        resolved = generators[name].resolve(data.split_selection(spec, params)[0])
+        if "n" in resolved:
+            return int(resolved["n"])
+        if "clusters" in resolved and "per_cluster" in resolved:
+            return int(resolved["clusters"]) * int(resolved["per_cluster"])
+    if info["kind"] == "file" and not os.path.exists(info["file"]):
+        return None
+    return int(data.load(spec, 0).values.shape[0])
 
 
 def _check_plugins(cfg):
@@ -90,10 +101,11 @@ def _check_plugins(cfg):
     datasets = {}
     for ds_id, entry in cfg["datasets"].items():
         where = f"datasets.{ds_id}"
+        known_problems = len(problems)
         spec = entry["spec"].strip()
         draws = entry.get("draws", 1)
         info = {"spec": spec, "raw": None, "file": None}
-        if _is_path(spec):
+        if data.looks_like_path(spec):
             info["kind"] = "file"
             info["file"] = spec
             if not os.path.exists(spec):
@@ -133,7 +145,17 @@ def _check_plugins(cfg):
         info["seeds"] = cell_seeds(cfg["root_seed"], draws) if info["kind"] == "generated" else [0]
         info["fixed"] = info["kind"] != "generated"
         info["k"] = list(entry.get("k", cfg["k"]))
-        info["algorithms"] = list(entry.get("algorithms", default_algorithms(cfg, ds_id)))
+        n = None
+        if len(problems) == known_problems:  # only for a data set that is otherwise valid
+            try:
+                n = _n_records(info, catalog, generators)
+            except UserError as exc:
+                problems.append(f"{where}: {exc}")
+        too_big = [k for k in info["k"] if n is not None and k > n]
+        if too_big:
+            problems.append(f"{where}: k={too_big[0]} is larger than the data set's n={n} records; use k <= {n}")
+        everywhere = [a for a, e in cfg["algorithms"].items() if e.get("on_every_dataset", True)]
+        info["algorithms"] = list(entry.get("algorithms", everywhere))
         for algo_id in info["algorithms"]:
             if algo_id not in cfg["algorithms"]:
                 problems.append(
@@ -158,14 +180,6 @@ def _check_plugins(cfg):
         # each draw's seed also seeds the algorithm.
         algos[algo_id]["fixed_seeds"] = [0] if deterministic else cell_seeds(cfg["root_seed"], seeds)
 
-    for algo_id, entry in cfg["algorithms"].items():
-        for ds_id in entry.get("datasets", []):
-            if ds_id not in cfg["datasets"]:
-                problems.append(
-                    f"algorithms.{algo_id}.datasets: {ds_id!r} is not an id under `datasets` "
-                    f"(known: {', '.join(cfg['datasets'])})"
-                )
-
     if problems:
         raise WorkflowError("Invalid workflow configuration:\n  " + "\n  ".join(problems))
     return algos, datasets
@@ -184,17 +198,37 @@ def data_file(ds_id, seed):
     return f"results/data/{ds_id}/seed{0 if ds['fixed'] else seed}.parquet"
 
 
-# Every batch and cell of the configuration, in config order.
+def algo_ks(ds_id, algo_id):
+    """The k values of one algorithm on one data set."""
+    return DATASETS[ds_id]["k"]
+
+
+# Every (data set, algorithm) batch and cell of the configuration, in config order.
 BATCHES = [(ds_id, algo_id) for ds_id, ds in DATASETS.items() for algo_id in ds["algorithms"]]
 CELLS = [
     f"{ds_id}/{algo_id}/seed{seed}/k{k}"
     for ds_id, algo_id in BATCHES
     for seed in batch_seeds(ds_id, algo_id)
-    for k in DATASETS[ds_id]["k"]
+    for k in algo_ks(ds_id, algo_id)
 ]
 CELL_RECORDS = [f"results/cells/{c}.json" for c in CELLS]
 CELL_PARTITIONS = [f"results/cells/{c}.csv" for c in CELLS]
-BENCHMARKS = [f"results/benchmarks/{ds_id}/{algo_id}.tsv" for ds_id, algo_id in BATCHES]
+
+
+def _jobs():
+    """One job per data set and group of at most `algorithms_per_job` of its algorithm ids."""
+    size = config["algorithms_per_job"]
+    out = []
+    for ds_id, ds in DATASETS.items():
+        ids = ds["algorithms"]
+        for part, start in enumerate(range(0, len(ids), size)):
+            out.append((ds_id, part, ids[start : start + size]))
+    return out
+
+
+JOBS = _jobs()
+BENCHMARKS = [f"results/benchmarks/{ds_id}/part{part}.tsv" for ds_id, part, _ in JOBS]
+FIXED = [ds_id for ds_id, ds in DATASETS.items() if ds["fixed"]]
 DATA_FILES = sorted({data_file(ds_id, s) for ds_id, ds in DATASETS.items() for s in ds["seeds"]})
 RAW_FILES = {ds["raw"]: ds["name"] for ds in DATASETS.values() if ds["kind"] == "fetched"}
 
@@ -203,33 +237,54 @@ EFFECTIVE_CONFIG = yaml.safe_dump(config, sort_keys=False, default_flow_style=No
 
 
 # ---------------------------------------------------------------- helpers for the rules
+def repair_damaged(wildcards):
+    """Input function of the targets: runs while the DAG is built, before Snakemake decides what is
+    missing, and deletes damaged intermediates (mabench/verify.py) so their jobs are redone."""
+    from mabench import verify
+
+    verify.repair("results", dry_run=workflow.dryrun)
+    return []
+
+
 def rule_name(*parts):
     """A rule name from config ids (which may contain '-')."""
     return "__".join(p.replace("-", "_") for p in parts)
 
 
-def prepare_input(ds_id):
-    ds = DATASETS[ds_id]
-    if ds["kind"] == "fetched":
-        return [f"results/data/raw/{ds['raw']}"]
-    if ds["kind"] == "file":
-        return [ds["file"]]
-    return []
+def prepare_fixed_input():
+    raws = {f"results/data/raw/{ds['raw']}" for ds in DATASETS.values() if ds["kind"] == "fetched"}
+    files = {ds["file"] for ds in DATASETS.values() if ds["kind"] == "file"}
+    return sorted(raws | files)
 
 
-def prepare_args(ds_id):
-    ds = DATASETS[ds_id]
-    if ds["kind"] == "fetched":
-        return f"{shlex.quote(ds['spec'])} --raw {shlex.quote(prepare_input(ds_id)[0])} --seed 0"
-    if ds["kind"] == "file":
-        return f"{shlex.quote(ds['spec'])} --seed 0"
-    return f"{shlex.quote(ds['spec'])} --seed {','.join(str(s) for s in ds['seeds'])}"
+def prepare_fixed_args():
+    """Every fixed data set (catalog sets, their column selections, files) in one process."""
+    args = [shlex.quote(DATASETS[ds_id]["spec"]) for ds_id in FIXED]
+    args += [f"--out {shlex.quote(data_file(ds_id, 0))}" for ds_id in FIXED]
+    fetched = {d["name"]: d["raw"] for d in DATASETS.values() if d["kind"] == "fetched"}
+    args += [f"--raw {shlex.quote(f'{name}=results/data/raw/{raw}')}" for name, raw in fetched.items()]
+    return " ".join([*args, "--seed 0"])
 
 
-def batch_args(ds_id, algo_id):
-    params = ALGORITHMS[algo_id]["params"]
-    args = [f"--param {shlex.quote(f'{k}={v}')}" for k, v in sorted(params.items())]
-    args += [f"--draw {s}={shlex.quote(data_file(ds_id, s))}" for s in batch_seeds(ds_id, algo_id)]
-    args += ["-k " + ",".join(str(k) for k in DATASETS[ds_id]["k"]),
-             "--metrics " + ",".join(DATASETS[ds_id]["metrics"])]
-    return " ".join(args)
+def job_cells(ds_id, algo_ids):
+    """The cells of one batch job."""
+    return [f"{ds_id}/{a}/seed{s}/k{k}" for a in algo_ids for s in batch_seeds(ds_id, a) for k in algo_ks(ds_id, a)]
+
+
+def job_plan(ds_id, part, algo_ids):
+    """The plan a batch job runs (mabench.batch.run_plan), as JSON for the shell."""
+    plan = {
+        "batch": f"{ds_id}/part{part}",
+        "metrics": DATASETS[ds_id]["metrics"],
+        "runs": [
+            {
+                "algorithm": ALGORITHMS[a]["algorithm"],
+                "params": ALGORITHMS[a]["params"],
+                "draws": [[s, data_file(ds_id, s)] for s in batch_seeds(ds_id, a)],
+                "k": algo_ks(ds_id, a),
+                "cells_dir": f"results/cells/{ds_id}/{a}",
+            }
+            for a in algo_ids
+        ],
+    }
+    return json.dumps(plan, separators=(",", ":"))

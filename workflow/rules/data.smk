@@ -1,5 +1,5 @@
-# Data: fetch the catalog files once, then write every draw of each data set as tidy Parquet
-# (one job per data set id: all its draws in one process).
+# Data: fetch the catalog files once; write every fixed data set (catalog sets, their column
+# selections, files) in one job, and every draw of a generated data set in one job per data set.
 
 
 rule fetch:
@@ -15,23 +15,43 @@ rule fetch:
         "mabench fetch {params.name} --out {output:q} > {log:q} 2>&1"
 
 
+if FIXED:
+
+    rule prepare_fixed:
+        """Every fixed data set as Parquet (seed 0), in one process."""
+        input:
+            prepare_fixed_input(),
+        output:
+            [data_file(ds_id, 0) for ds_id in FIXED],
+        log:
+            "results/logs/prepare/fixed.log",
+        params:
+            args=prepare_fixed_args(),
+        resources:
+            mem_mb=2000,
+            runtime=10,
+        shell:
+            "mabench prepare {params.args} > {log:q} 2>&1"
+
+
 for _ds_id, _ds in DATASETS.items():
+    if _ds["fixed"]:
+        continue
 
     rule:
-        """Every draw of one data set as Parquet (fetched sets and files: seed 0; generated sets: one file per draw)."""
+        """Every draw of one generated data set as Parquet, in one process."""
         name:
             rule_name("prepare", _ds_id)
-        input:
-            prepare_input(_ds_id),
         output:
-            [f"results/data/{_ds_id}/seed{s}.parquet" for s in ([0] if _ds["fixed"] else _ds["seeds"])],
+            [data_file(_ds_id, s) for s in _ds["seeds"]],
         log:
             f"results/logs/prepare/{_ds_id}.log",
         params:
-            args=prepare_args(_ds_id),
+            spec=_ds["spec"],
+            seeds=",".join(str(s) for s in _ds["seeds"]),
             out=lambda wildcards, _ds_id=_ds_id: f"results/data/{_ds_id}/seed{{seed}}.parquet",
         resources:
             mem_mb=2000,
             runtime=10,
         shell:
-            "mabench prepare {params.args} --out {params.out:q} > {log:q} 2>&1"
+            "mabench prepare {params.spec:q} --seed {params.seeds} --out {params.out:q} > {log:q} 2>&1"

@@ -1,0 +1,33 @@
+"""kWDR — recursive k-Ward Diagonal: kWR whose base method is kWD (Fayyoumi & Oommen 2006).
+
+Source: 001_26cfb99743cbb1f3.txt Ch. 3 §3.4.3, Tables 3.8 (fixed θ,
+Tarragona), 3.9 (dynamic θ, Census), 3.10 (projections, dynamic θ).
+Pseudocode, choices and evidence: docs/algorithms/kward.md.
+
+Same recursion, threshold, split rule and run-record fields as ``kwr``
+(``theta=`` a number or ``dynamic``; J = 2, equal-count halves); the leaves
+are micro-aggregated by kWD instead of kW.
+"""
+
+from mabench.api import Algorithm, Param
+from mabench.kward import PROJECTIONS, run_univariate
+
+
+def run(Z, k, params, rng, raw=None):
+    return run_univariate(Z, k, params, "kwdr", diagonal=True, recursive=True, raw=raw)
+
+
+ALGORITHM = Algorithm(
+    name="kwdr",
+    title="kWDR (recursive k-Ward Diagonal, J = 2)",
+    citation="001_26cfb99743cbb1f3.txt Ch. 3 §3.4.3; docs/algorithms/kward.md",
+    run=run,
+    max_group_size=lambda k, params: 2 * k - 1,
+    params={
+        "projection": Param("none", "1-D axis for multi-column data: none | zs (sum of z-scores) | "
+                                    "fpc (first principal component)", PROJECTIONS),
+        "theta": Param("dynamic", "split threshold: a positive number (fixed) or dynamic"),
+    },
+    deterministic=True,
+    uses_raw=True,
+)

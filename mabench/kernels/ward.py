@@ -1,0 +1,367 @@
+"""Ward merging under a minimum group size (the k-Ward family's kernel).
+
+Groups are given in a fixed order as (sum vector, size); merging G_i and G_j
+costs Ward's SSE increase n_i n_j / (n_i + n_j) · ||mean_i − mean_j||².
+Merges never join two groups that both already have >= k records and stop as
+soon as every group has >= k records (Domingo-Ferrer & Mateo-Sanz's k-Ward,
+001_26cfb99743cbb1f3.txt Ch. 3 Algorithm 2; docs/algorithms/kward.md).
+
+* :func:`ward_merge` — the candidate pairs are all admissible pairs (kW).
+  The pair with the smallest increase is merged; ties go to the first pair in
+  row-major upper-triangle order (lowest i, then lowest j). The merged group
+  keeps slot i. Each row keeps its best partner to the right, so a step costs
+  O(m) plus the rows that pointed at the merged pair (the thesis's full scan
+  costs O(m²) per step); the result is the same as the full scan.
+* :func:`ward_merge_diagonal` — only "diagonal" candidates (kWD, Algorithm 3):
+  a group with < k records pairs with its right neighbour, a group with >= k
+  records with the first group to its right that has < k records. The
+  candidates sit in a binary heap keyed by (increase, slot), so a step costs
+  O(log m) plus the candidates it invalidates.
+* :func:`kward_sorted` — univariate k-Ward on sorted values: the first k and
+  the last k values are seed groups, every other value a singleton; groups of
+  2k or more records are processed again (recursively).
+
+Sums are kept instead of means so that integer data merge exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def ward_increase(S, sizes, i, j):
+    """SSE increase of merging groups i and j (rows of the sum matrix S)."""
+    ni = float(sizes[i])
+    nj = float(sizes[j])
+    s = 0.0
+    for t in range(S.shape[1]):
+        diff = S[i, t] / ni - S[j, t] / nj
+        s += diff * diff
+    return ni * nj / (ni + nj) * s
+
+
+@njit(cache=True)
+def _row_best(S, sizes, alive, k, i, m, best_v, best_j):
+    big_i = sizes[i] >= k
+    bv = np.inf
+    bj = -1
+    for j in range(i + 1, m):
+        if alive[j] and not (big_i and sizes[j] >= k):
+            v = ward_increase(S, sizes, i, j)
+            if v < bv:
+                bv = v
+                bj = j
+    best_v[i] = bv
+    best_j[i] = bj
+
+
+@njit(cache=True)
+def _roots(parent):
+    """Final group label (0, 1, ... in order of the surviving slots) of every initial slot."""
+    m = parent.size
+    label_of_root = np.full(m, -1, dtype=np.int64)
+    g = 0
+    for i in range(m):
+        if parent[i] == i:
+            label_of_root[i] = g
+            g += 1
+    out = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        r = i
+        while parent[r] != r:
+            r = parent[r]
+        out[i] = label_of_root[r]
+    return out
+
+
+@njit(cache=True)
+def ward_merge(S0, sizes0, k):
+    """kW merging of the initial groups (sums S0 (m, d), sizes0 (m,)); returns each slot's final group."""
+    m = sizes0.size
+    S = S0.copy()
+    sizes = sizes0.copy()
+    alive = np.ones(m, dtype=np.bool_)
+    parent = np.arange(m)
+    best_v = np.full(m, np.inf)
+    best_j = np.full(m, -1, dtype=np.int64)
+    small = 0
+    for i in range(m):
+        if sizes[i] < k:
+            small += 1
+        _row_best(S, sizes, alive, k, i, m, best_v, best_j)
+    while small > 0:
+        i = -1
+        bv = np.inf
+        for r in range(m):
+            if alive[r] and best_v[r] < bv:
+                bv = best_v[r]
+                i = r
+        if i < 0:
+            break
+        j = best_j[i]
+        small -= (sizes[i] < k) + (sizes[j] < k)
+        for t in range(S.shape[1]):
+            S[i, t] += S[j, t]
+        sizes[i] += sizes[j]
+        small += sizes[i] < k
+        alive[j] = False
+        parent[j] = i
+        best_v[j] = np.inf
+        _row_best(S, sizes, alive, k, i, m, best_v, best_j)
+        big_i = sizes[i] >= k
+        for r in range(j):  # rows right of j only look further right: unaffected
+            if not alive[r] or r == i:
+                continue
+            if best_j[r] == i or best_j[r] == j:
+                _row_best(S, sizes, alive, k, r, m, best_v, best_j)
+            elif r < i and not (big_i and sizes[r] >= k):
+                v = ward_increase(S, sizes, r, i)
+                if v < best_v[r] or (v == best_v[r] and i < best_j[r]):
+                    best_v[r] = v
+                    best_j[r] = i
+    return _roots(parent)
+
+
+# ------------------------------------------------------------------ kWD (diagonal candidates)
+@njit(cache=True)
+def _heap_push(hv, hi, hs, size, v, i, s):
+    """Push (v, i, stamp s) onto the min-heap ordered by (v, i); returns the new size (arrays may grow)."""
+    pos = size
+    size += 1
+    while pos > 0:
+        parent = (pos - 1) // 2
+        if hv[parent] < v or (hv[parent] == v and hi[parent] < i):
+            break
+        hv[pos] = hv[parent]
+        hi[pos] = hi[parent]
+        hs[pos] = hs[parent]
+        pos = parent
+    hv[pos] = v
+    hi[pos] = i
+    hs[pos] = s
+    return size
+
+
+@njit(cache=True)
+def _heap_pop(hv, hi, hs, size):
+    """Remove the top of the heap; returns the new size."""
+    size -= 1
+    v = hv[size]
+    i = hi[size]
+    s = hs[size]
+    pos = 0
+    while True:
+        c = 2 * pos + 1
+        if c >= size:
+            break
+        if c + 1 < size and (hv[c + 1] < hv[c] or (hv[c + 1] == hv[c] and hi[c + 1] < hi[c])):
+            c += 1
+        if v < hv[c] or (v == hv[c] and i < hi[c]):
+            break
+        hv[pos] = hv[c]
+        hi[pos] = hi[c]
+        hs[pos] = hs[c]
+        pos = c
+    hv[pos] = v
+    hi[pos] = i
+    hs[pos] = s
+    return size
+
+
+@njit(cache=True)
+def ward_merge_diagonal(S0, sizes0, k):
+    """kWD merging: candidates only on the 'diagonal' of the ordered groups; returns each slot's final group."""
+    m = sizes0.size
+    S = S0.copy()
+    sizes = sizes0.copy()
+    alive = np.ones(m, dtype=np.bool_)
+    parent = np.arange(m)
+    nxt = np.arange(1, m + 1)
+    nxt[m - 1] = -1
+    prv = np.arange(-1, m - 1)
+    cand_j = np.full(m, -1, dtype=np.int64)
+    stamp = np.zeros(m, dtype=np.int64)
+    cap = 4 * m + 16
+    hv = np.empty(cap)
+    hi = np.empty(cap, dtype=np.int64)
+    hs = np.empty(cap, dtype=np.int64)
+    hsize = 0
+    todo = np.empty(m + 1, dtype=np.int64)
+    small = 0
+    for i in range(m):
+        if sizes[i] < k:
+            small += 1
+    for step in range(2 * m + 2):
+        # (re)compute the candidates listed in todo[:nt]; step 0 = all slots
+        if step == 0:  # right to left, so that a big group can reuse its right neighbour's target
+            nt = m
+            for i in range(m):
+                todo[i] = m - 1 - i
+        for q in range(nt):
+            i = todo[q]
+            j = nxt[i]
+            if sizes[i] >= k and j != -1 and sizes[j] >= k:
+                j = cand_j[j]  # a big right neighbour's first small group to the right (up to date)
+            stamp[i] += 1
+            cand_j[i] = j
+            if j != -1:
+                if hsize == hv.size:
+                    hv = np.concatenate((hv, np.empty(hv.size)))
+                    hi = np.concatenate((hi, np.empty(hi.size, dtype=np.int64)))
+                    hs = np.concatenate((hs, np.empty(hs.size, dtype=np.int64)))
+                hsize = _heap_push(hv, hi, hs, hsize, ward_increase(S, sizes, i, j), i, stamp[i])
+        if small == 0:
+            break
+        i = -1
+        while hsize > 0:
+            top = hi[0]
+            fresh = alive[top] and hs[0] == stamp[top]
+            if fresh:
+                i = top
+                break
+            hsize = _heap_pop(hv, hi, hs, hsize)
+        if i < 0:
+            break
+        j = cand_j[i]
+        # big groups jumped over (their first small group to the right was j), right to left
+        nt = 0
+        p = prv[j]
+        while p != i:
+            todo[nt] = p
+            nt += 1
+            p = prv[p]
+        small -= (sizes[i] < k) + (sizes[j] < k)
+        for t in range(S.shape[1]):
+            S[i, t] += S[j, t]
+        sizes[i] += sizes[j]
+        small += sizes[i] < k
+        alive[j] = False
+        parent[j] = i
+        nxt[prv[j]] = nxt[j]  # unlink j (the merged group keeps slot i)
+        if nxt[j] != -1:
+            prv[nxt[j]] = prv[j]
+        todo[nt] = i
+        nt += 1
+        p = prv[i]
+        while p != -1:  # left neighbours whose candidate was i, or j through a run of big groups
+            todo[nt] = p
+            nt += 1
+            if sizes[p] < k:
+                break
+            p = prv[p]
+    return _roots(parent)
+
+
+# ------------------------------------------------------------------ univariate driver
+@njit(cache=True)
+def _seed_groups(x, k):
+    """Initial groups of sorted 1-D values: the first k, singletons, the last k (sums (m, 1), sizes)."""
+    n = x.size
+    m = n - 2 * k + 2
+    S = np.empty((m, 1))
+    sizes = np.ones(m, dtype=np.int64)
+    first = 0.0
+    last = 0.0
+    for t in range(k):
+        first += x[t]
+        last += x[n - k + t]
+    S[0, 0] = first
+    sizes[0] = k
+    for t in range(k, n - k):
+        S[t - k + 1, 0] = x[t]
+    S[m - 1, 0] = last
+    sizes[m - 1] = k
+    return S, sizes
+
+
+def _slot_of_positions(n, k):
+    slot = np.empty(n, dtype=np.int64)
+    slot[:k] = 0
+    slot[k:n - k] = np.arange(1, n - 2 * k + 1)
+    slot[n - k:] = n - 2 * k + 1
+    return slot
+
+
+def kward_sorted(x, k: int, diagonal: bool = False) -> np.ndarray:
+    """Univariate k-Ward (kW, or kWD with ``diagonal``) on ascending values ``x``.
+
+    Returns a group label per position of ``x`` (0, 1, ...). Fewer than 2k
+    values form one group; every final group of 2k or more values is
+    processed again on its own (sorted) values.
+    """
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    n = x.size
+    labels = np.full(n, -1, dtype=np.int64)
+    g = 0
+    stack = [np.arange(n)]
+    merge = ward_merge_diagonal if diagonal else ward_merge
+    while stack:
+        idx = stack.pop()
+        if idx.size < 2 * k:
+            labels[idx] = g
+            g += 1
+            continue
+        S, sizes = _seed_groups(x[idx], k)
+        owner = merge(S, sizes, k)[_slot_of_positions(idx.size, k)]
+        counts = np.bincount(owner)
+        again = counts >= 2 * k
+        final = np.cumsum(~again) - 1  # label offsets of the groups that are kept
+        keep = ~again[owner]
+        labels[idx[keep]] = g + final[owner[keep]]
+        g += int((~again).sum())
+        for grp in np.flatnonzero(again):
+            stack.append(idx[owner == grp])  # ascending positions = ascending values
+    return labels
+
+
+# ------------------------------------------------------------------ recursive k-Ward (kWR / kWDR)
+def _sst(x) -> float:
+    return float(((x - x.mean()) ** 2).sum()) if x.size else 0.0
+
+
+def kwr_sorted(x, k: int, theta: float | None, diagonal: bool = False):
+    """Recursive k-Ward on ascending values ``x`` (J = 2, equal-count halves).
+
+    A set of at least 2·J·k = 4k values is cut into two contiguous halves of
+    equal count (the first half takes the odd value) and r = (SST(half 1) +
+    SST(half 2)) / SST(set) is computed. With a fixed threshold (``theta`` a
+    number) the set is handed to k-Ward whole when θ > r and split otherwise.
+    With the dynamic threshold (``theta=None``) the root always splits and
+    every child compares its parent's r with its own (θ = r_parent). Smaller
+    sets (and constant sets, r = 0) go to k-Ward (kWD with ``diagonal``).
+
+    Returns (labels per position, number of splits, structure) where the
+    structure writes ``(`` + children + ``)`` for a split and ``()`` for a leaf.
+    """
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    labels = np.full(x.size, -1, dtype=np.int64)
+    g = 0
+    splits = 0
+    out = []
+    # explicit stack of (lo, hi, threshold or None for "always split", close-marker)
+    stack = [(0, x.size, -np.inf if theta is None else float(theta), False)]
+    while stack:
+        lo, hi, thr, close = stack.pop()
+        if close:
+            out.append(")")
+            continue
+        n = hi - lo
+        if n >= 4 * k:
+            mid = lo + (n + 1) // 2
+            total = _sst(x[lo:hi])
+            r = (_sst(x[lo:mid]) + _sst(x[mid:hi])) / total if total > 0 else 0.0
+            if total > 0 and not thr > r:
+                splits += 1
+                child = r if theta is None else thr
+                out.append("(")
+                stack.append((0, 0, 0.0, True))
+                stack.append((mid, hi, child, False))
+                stack.append((lo, mid, child, False))
+                continue
+        leaf = kward_sorted(x[lo:hi], k, diagonal)
+        labels[lo:hi] = g + leaf
+        g += int(leaf.max()) + 1
+        out.append("()")
+    return labels, splits, "".join(out)

@@ -1,0 +1,139 @@
+"""Damaged workflow intermediates: found before the workflow decides what to run, and removed.
+
+Snakemake redoes a job when one of its outputs is missing or older than an input,
+not when a file is damaged (truncated, overwritten, half-copied). Before each run
+the workflow calls :func:`repair`, which checks every intermediate under
+``results/`` by its content and deletes the damaged ones, so Snakemake redoes
+exactly the jobs that produce them:
+
+* cell records ``cells/**/k{K}.json``: a JSON object with the run record's fields;
+* cell partitions ``cells/**/k{K}.csv``: header ``group`` and one non-negative
+  integer per record (as many as the record's ``n``), every group at least ``k``;
+* data draws ``data/{id}/seed{S}.parquet``: a readable Parquet file with mabench's
+  metadata and at least one row;
+* fetched files ``data/raw/*``: the catalog's SHA-256;
+* batch benchmarks ``benchmarks/**/*.tsv`` and ``results.parquet``: readable.
+
+The cell cache (``cache/cells``) is checked by the same :func:`partition_ok` when
+an entry is used (:mod:`mabench.batch`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+RECORD_FIELDS = {"algorithm", "dataset", "k", "seed", "n", "d", "n_groups", "min_group", "max_group", "il"}
+_PARTITION = re.compile(rb"group\n(?:[0-9]+\n)+")
+
+
+def record_ok(text: str) -> dict | None:
+    """The run record if ``text`` is one, else None."""
+    try:
+        record = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(record, dict) or not RECORD_FIELDS <= set(record):
+        return None
+    return record
+
+
+def partition_ok(data: bytes, n: int, k: int) -> bool:
+    """A partition file as mabench writes it, for ``n`` records and groups of at least ``k``."""
+    if _PARTITION.fullmatch(data) is None or data.count(b"\n") != n + 1:
+        return False
+    labels = np.array(data.split(b"\n")[1:-1], dtype=np.int64)
+    sizes = np.bincount(labels)
+    return bool(sizes[sizes > 0].min() >= k)
+
+
+def _cells(root: Path):
+    for record_path in sorted((root / "cells").rglob("k*.json")):
+        try:
+            record = record_ok(record_path.read_text(encoding="utf-8"))
+        except OSError:
+            record = None
+        if record is None:
+            yield record_path, "not a run record"
+            continue
+        part = record_path.with_suffix(".csv")
+        if part.exists():
+            try:
+                good = partition_ok(part.read_bytes(), int(record["n"]), int(record["k"]))
+            except (OSError, ValueError):
+                good = False
+            if not good:
+                yield part, f"not a partition of {record['n']} records into groups of >= {record['k']}"
+    for part in sorted((root / "cells").rglob("k*.csv")):
+        if not part.with_suffix(".json").exists():
+            try:
+                good = _PARTITION.fullmatch(part.read_bytes()) is not None
+            except OSError:
+                good = False
+            if not good:
+                yield part, "not a partition file"
+
+
+def _parquet_ok(path: Path, need_meta: bool) -> bool:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception:  # noqa: BLE001 - any failure to read means damaged
+        return False
+    if table.num_rows == 0:
+        return False
+    return not need_meta or b"mabench" in (table.schema.metadata or {})
+
+
+def _data(root: Path):
+    data = root / "data"
+    for path in sorted(data.glob("*/seed*.parquet")):
+        if path.parent.name != "raw" and not _parquet_ok(path, need_meta=True):
+            yield path, "not a readable data draw"
+    raw = data / "raw"
+    if raw.is_dir():
+        from . import fetch
+
+        pinned = {entry["file"]: entry["sha256"] for entry in fetch.catalog().values()}
+        for path in sorted(raw.iterdir()):
+            if path.name in pinned and path.is_file() and fetch.sha256_bytes(path.read_bytes()) != pinned[path.name]:
+                yield path, "checksum differs from the catalog's"
+
+
+def _tables(root: Path):
+    import pandas as pd
+
+    for path in sorted((root / "benchmarks").rglob("*.tsv")):
+        try:
+            ok = "s" in pd.read_csv(path, sep="\t").columns
+        except Exception:  # noqa: BLE001
+            ok = False
+        if not ok:
+            yield path, "not a benchmark table"
+    results = root / "results.parquet"
+    if results.exists() and not _parquet_ok(results, need_meta=False):
+        yield results, "not a readable results table"
+
+
+def damaged(root="results") -> list[tuple[Path, str]]:
+    """Every damaged intermediate under ``root``, with the reason."""
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    return [*_cells(root), *_data(root), *_tables(root)]
+
+
+def repair(root="results", dry_run: bool = False) -> list[Path]:
+    """Delete the damaged intermediates (report only, with ``dry_run``); returns them."""
+    found = damaged(root)
+    for path, why in found:
+        verb = "would remove" if dry_run else "removing"
+        sys.stderr.write(f"mabench: {verb} damaged {path} ({why}); the workflow recomputes it\n")
+        if not dry_run:
+            path.unlink(missing_ok=True)
+    return [p for p, _ in found]
