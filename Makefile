@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 CORES  ?= 2
 CONFIG ?= config/config.yaml
 
-.PHONY: reproduce record-time test slurm-test slurm-stop bench bench-baseline bench-compare regress regress-baseline env clean
+.PHONY: reproduce record-time test slurm-test slurm-stop bench bench-baseline bench-compare regress regress-baseline env clean best-known
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,11 +37,7 @@ bench: $(STAMP)
 
 # The smoke workflow through a real one-node SLURM cluster started on this machine (as root:
 # installs Debian's slurm-wlm and munge if missing), compared with a local run.
-slurm-record-time:
-	$(BIN)/python -c "import json, pathlib; from mabench import timing; \
-	timing.append(json.loads(pathlib.Path('results/timing.json').read_text()), pathlib.Path('docs/workflow-time.csv'))"
-
-test: $(STAMP)
+slurm-test: $(STAMP)
 	bash workflow/slurm/local-cluster.sh
 	$(BIN)/python -m pip install --quiet -e '.[test,slurm]'
 	$(BIN)/python -m pytest -m slurm tests/test_slurm.py
@@ -72,3 +68,15 @@ regress-baseline: $(STAMP)
 
 clean:
 	rm -rf results/* .snakemake
+
+# Long searches for the best-known registry (config/best_known); not part of `make reproduce`.
+# BUDGET = seconds per cell (12 cells: tarragona, census, eia x k = 3, 4, 5, 10); an entry is
+# replaced only when the search lowers its IL. SEED varies the perturbations between sessions.
+BUDGET ?= 60
+SEED   ?= 0
+best-known: $(STAMP)
+	for ds in tarragona census eia; do for k in 3 4 5 10; do \
+		NUMBA_NUM_THREADS=1 $(BIN)/mabench best-known improve $$ds -k $$k --budget $(BUDGET) --seed $(SEED) || exit 1; \
+	done; done
+	$(BIN)/mabench best-known verify > /dev/null
+	$(BIN)/mabench best-known table --out-dir results/tables

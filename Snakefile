@@ -5,7 +5,7 @@
 #   snakemake --workflow-profile workflow/profiles/slurm                                  # SLURM cluster
 #   snakemake --report results/report.html                                               # HTML report
 #
-# Stages (workflow/rules/): data (fetch, prepare) -> run (batches of cells) -> aggregate -> tables, figures.
+# Stages (workflow/rules/): data (fetch, prepare) -> run (batches of cells) -> aggregate -> tables, figures, report.
 # Config keys: workflow/schemas/config.schema.yaml and config/README.md.
 
 import os
@@ -36,18 +36,22 @@ include: "workflow/rules/run.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/report.smk"
 
 
 # Snakemake regenerates a missing intermediate file only when a target needs it, so `all` asks for
 # every cell's outputs too: a deleted or never-finished cell is redone (and re-aggregated) on the
 # next run, and nothing else is.
 rule all:
-    """The results table, the regenerated tables and the figures (and every cell's outputs)."""
+    """The results table, the regenerated tables, the figures and the HTML reproduction reports (and every cell's outputs)."""
     input:
         "results/results.parquet",
         "results/tables/index.md",
         "results/figures/il_vs_k.png",
         "results/figures/il_vs_k.pdf",
+        "results/figures/anytime.png",
+        "results/tables/best_known.md",
+        REPORT_PAGES,
         CELL_RECORDS,
         CELL_PARTITIONS,
         DATA_FILES,

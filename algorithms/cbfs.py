@@ -2,8 +2,8 @@
 
 Source: 004_d1273daa16c98592.txt §IV ("Centroid based Fixed size
 microaggregation ... builds only one cluster during each iteration");
-pseudocode in the project spec papers.md §4 "CBFS" and, for the thesis's
-variant, thesis_ch4_ch5.md §5.
+pseudocode, choices and evidence in docs/algorithms/cbfs.md (the thesis's
+variant: 001_26cfb99743cbb1f3.txt Ch. 4 §4.5, Ch. 5 §5.4; docs/findings.md).
 
 Each iteration: r = the remaining record farthest from the centroid; r and
 its k-1 nearest remaining records form a group.
@@ -58,7 +58,7 @@ ALGORITHM = Algorithm(
     name="cbfs",
     title="CBFS (centroid-based fixed size; the thesis's 'MDAV' with tail=group)",
     citation="004_d1273daa16c98592.txt §IV (CBFS); 001_26cfb99743cbb1f3.txt Ch. 4 §4.5 and Ch. 5 §5.4 "
-    "(the MDAV baseline); spec papers.md §4 (CBFS), thesis_ch4_ch5.md §5",
+    "(the MDAV baseline); docs/algorithms/cbfs.md",
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
     params={

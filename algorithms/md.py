@@ -5,7 +5,8 @@ that are most distant to each other, and forms two clusters with their
 respective (k-1) nearest records until fewer than 2k records remain. If at
 least k records remain, it then forms a new cluster with all remaining
 records. Finally when there are fewer than k records ... assigns these
-records to their closest clusters"); spec papers.md §4 "MD".
+records to their closest clusters"); pseudocode and choices in
+docs/algorithms/md.md.
 
 Each iteration takes the most distant pair (r, s) of the remaining records,
 groups r with its k-1 nearest, then s with its k-1 nearest of what is left.
@@ -85,7 +86,7 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="md",
     title="MD (maximum distance)",
-    citation="004_d1273daa16c98592.txt §IV (MD); spec papers.md §4 (MD)",
+    citation="004_d1273daa16c98592.txt §IV (MD); docs/algorithms/md.md",
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
     deterministic=True,

@@ -3,7 +3,7 @@
 Implements MDAV-generic (Domingo-Ferrer & Torra 2005), the MDAV of μ-ARGUS and
 sdcMicro, as summarized in 004_d1273daa16c98592.txt (P-S paper, §IV "Previous
 microaggregation methods", MDAV) and 002_81f9d5b914b1df78.txt (CV-MDAV paper, §3, Algorithm
-MDAV); pseudocode in the project spec, papers.md §4 "MDAV-generic".
+MDAV); pseudocode and choices in docs/algorithms/mdav.md.
 
 Each iteration: c = centroid of the remaining records; r = record farthest
 from c; s = record farthest from r; group r with its k-1 nearest remaining
@@ -15,7 +15,7 @@ records, then s with its k-1 nearest of what is left.
   left, one more group around the farthest record and the rest (k..2k-1) form
   the last group; with fewer than 2k left they form one group. This reproduces
   the MDAV rows the papers print (Tarragona 16.9326 at k=3).
-* ``2k`` (as worded in the P-S paper §IV, CV-MDAV §3 and ICSM Alg. 1): pairs while
+* ``2k`` (as worded in the P-S paper §IV, CV-MDAV §3 and ICSM §4.1 Alg. 1, 003_58f0e37d459aa4df.txt): pairs while
   >= 2k remain; k..2k-1 left form one group, fewer than k go one by one to the
   group with the nearest centroid.
 
@@ -40,7 +40,7 @@ ALGORITHM = Algorithm(
     name="mdav",
     title="MDAV (MDAV-generic; 2k-tail variant by parameter)",
     citation="004_d1273daa16c98592.txt §IV (MDAV); 002_81f9d5b914b1df78.txt §3 (MDAV); "
-    "spec papers.md §4 (MDAV, MDAV-generic)",
+    "docs/algorithms/mdav.md",
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
     params={"tail": Param("3k", "end game: 3k = MDAV-generic, 2k = the papers' wording", ("3k", "2k"))},

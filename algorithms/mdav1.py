@@ -1,8 +1,9 @@
 """MDAV-1 of Lin, Wen, Hsieh & Chang (2010), as described in the P-S paper.
 
-Source: 004_d1273daa16c98592.txt §IV (Lin et al.'s MDAV-1 and MDAV-2), and
-the project spec papers.md §4 "MDAV-1" [VERIFIED there to 8 decimals on all
-12 published cells of P-S Tables I–III].
+Source: 004_d1273daa16c98592.txt §IV (Lin et al.'s MDAV-1 and MDAV-2); it
+reproduces all 12 MDAV-1 cells of that paper's Tables I–III (§VI) to 8
+decimals. Pseudocode, choices and evidence: docs/algorithms/mdav.md,
+docs/findings.md.
 
 MDAV's pair step while at least 2k records remain; then, if k..2k-1 remain,
 one group of k around the record farthest from their centroid (instead of
@@ -23,7 +24,7 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="mdav1",
     title="MDAV-1 (Lin et al. 2010)",
-    citation="004_d1273daa16c98592.txt §IV (MDAV-1); spec papers.md §4 (MDAV-1)",
+    citation="004_d1273daa16c98592.txt §IV (MDAV-1), Tables I–III; docs/algorithms/mdav.md",
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
     deterministic=True,

@@ -32,7 +32,7 @@ Choices where the paper is silent (also in each generator's ``notes``):
    ``n``, ``d`` for the others) exist so that smoke configurations can shrink
    the sets; the defaults are the paper's values.
 
-Known issue (spec papers.md §3.2): MDAV on Sim-3 as described gives an IL far
+Known issue (003_58f0e37d459aa4df.txt §5.1, Table 2; docs/findings.md): MDAV on Sim-3 as described gives an IL far
 below the published one (about 8 vs. 15.5 at k = 3), so the paper's Sim-3
 description is probably incomplete. The generator follows the text as printed.
 """
@@ -142,7 +142,7 @@ GENERATORS = [
             "per_cluster": Param(20, "records per cluster (paper: 20)"),
         },
         notes=("As sim2 but centres on [0, 2]^d, exactly as printed. The published Sim-3 MDAV ILs are not "
-               "consistent with this description (spec papers.md §3.2); expect lower ILs. " + _ORDER),
+               "consistent with this description (003_58f0e37d459aa4df.txt §5.1; docs/findings.md); expect lower ILs. " + _ORDER),
     ),
     Generator(
         name="icsm_synthetic",

@@ -21,7 +21,8 @@ Defaults of ``uniform``/``normal`` are n = 3,000, d = 16 (the centre of the
 Chapter 4 grids: Table 4.6 fixes n = 3,000, Tables 4.5/4.7 fix d = 16); the
 workflow sets n and d per grid point.
 
-Choices where the thesis is ambiguous (spec thesis_ch4_ch5.md §7):
+Choices where the thesis is ambiguous (001_26cfb99743cbb1f3.txt §4.5.1, §5.4.1;
+evidence in docs/findings.md):
 
 1. SI sets: the thesis draws 10,000 (uniform) / 6,000 (normal) records, speaks
    of "repetition in the data" and keeps 4,800 / 1,560 records by an unstated

@@ -55,7 +55,13 @@ def collect(cell_paths, cells_dir, benchmarks_dir=None) -> pd.DataFrame:
         row = {"dataset_id": parts[0], "algo_id": parts[1]}
         record = _read_json(path)
         if "info" in record:  # an algorithm's extra fields (structure, trace): kept as JSON text
-            record["info"] = json.dumps(record["info"], sort_keys=True)
+            info = record["info"]
+            # numeric scalars (a search's gain, iterations) also become columns, so that the
+            # published registry can compare them (docs/published.md, metric column)
+            for key, value in (info.items() if isinstance(info, dict) else ()):
+                if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in record:
+                    row[key] = value
+            record["info"] = json.dumps(info, sort_keys=True)
         row.update(record)
         if benchmarks_dir is not None and record.get("batch"):
             key = record["batch"]  # the job that computed the cell: DATASET/partN

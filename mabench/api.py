@@ -60,7 +60,8 @@ def format_params(params: dict[str, Any]) -> str:
     return ",".join(f"{k}={params[k]}" for k in sorted(params))
 
 
-# run(Z, k, params, rng) -> labels; Z is the standardized (n, d) float64 C-contiguous data.
+# run(Z, k, params, rng) -> labels, or (labels, extra): extra is a dict of JSON-serializable fields
+# added to the run record (mabench.runner.split_output). Z is the standardized (n, d) float64 C-contiguous data.
 RunFn = Callable[[np.ndarray, int, dict, np.random.Generator], np.ndarray]
 
 

@@ -259,8 +259,42 @@ def cmd_figures(args) -> None:
     from . import figures, tables
 
     results = tables.read_results(args.results)
-    written = figures.il_vs_k(results, args.out_dir) + figures.ru_map(results, args.out_dir)
+    written = (figures.il_vs_k(results, args.out_dir) + figures.ru_map(results, args.out_dir)
+               + figures.anytime(results, args.out_dir))
     _print_json({"figures": [str(p) for p in written]})
+
+
+def cmd_best_known(args) -> None:
+    from . import best_known
+
+    if args.action == "verify":
+        report, problems = best_known.verify(args.dir)
+        for rec in report.to_dict("records"):
+            _print_json({"dataset": rec["dataset"], "k": int(rec["k"]), "il": float(rec["il"]),
+                         "il_recomputed": float(rec["il_recomputed"]), "min_group": int(rec["min_group"]),
+                         "max_group": int(rec["max_group"]), "ok": bool(rec["ok"])})
+        if problems:
+            raise UserError(f"{len(problems)} best-known entr{'y' if len(problems) == 1 else 'ies'} fail "
+                            f"verification: " + "; ".join(problems))
+    elif args.action == "improve":
+        if not args.dataset or args.k is None:
+            raise UserError("best-known improve needs DATASET and -k, e.g. `mabench best-known improve eia -k 3 --budget 60`")
+        _print_json(best_known.improve(args.dataset, args.k, args.budget, args.seed, args.method, args.restarts,
+                                       dissolve=args.dissolve, root=args.dir))
+    else:
+        if not args.out_dir:
+            raise UserError("best-known table needs --out-dir")
+        merged = best_known.table(args.out_dir, args.dir)
+        _print_json({"cells": int(len(merged)), "at_or_below_published": int(merged["beats"].sum())})
+
+
+def cmd_report(args) -> None:
+    from . import published, report, tables
+
+    results = tables.read_results(args.results)
+    registry = published.load(args.published) if args.published else None
+    pages = report.write_report(results, args.out_dir, registry)
+    _print_json({"pages": [str(p) for p in pages]})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -349,10 +383,30 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out-dir", required=True)
     s.set_defaults(func=cmd_tables)
 
-    s = sub.add_parser("figures", help="draw IL-versus-k and R-U map figures (PNG and PDF)")
+    s = sub.add_parser("figures", help="draw IL-versus-k, R-U map and anytime (IL versus time) figures (PNG and PDF)")
     s.add_argument("--results", required=True)
     s.add_argument("--out-dir", required=True)
     s.set_defaults(func=cmd_figures)
+
+    s = sub.add_parser("best-known", help="verify, improve or tabulate the best-known partitions (config/best_known)")
+    s.add_argument("action", choices=["verify", "improve", "table"])
+    s.add_argument("dataset", nargs="?", help="improve: the data set (tarragona, census, eia)")
+    s.add_argument("-k", type=int, help="improve: minimum group size")
+    s.add_argument("--budget", type=float, default=0.0, help="improve: seconds of search")
+    s.add_argument("--restarts", type=int, default=0, help="improve: number of perturbation restarts")
+    s.add_argument("--seed", type=int, default=0, help="improve: seed of the perturbations")
+    s.add_argument("--method", choices=["icsm", "ls"], default="icsm",
+                   help="improve: re-improve each perturbation with ICSM's inner loop, or with moves/swaps only")
+    s.add_argument("--dissolve", type=float, default=0.2,
+                   help="improve: share of restarts that dissolve a random group instead of exchanging records")
+    s.add_argument("--dir", help="registry folder (default: config/best_known)")
+    s.add_argument("--out-dir", help="table: where best_known.{md,csv} go")
+    s.set_defaults(func=cmd_best_known)
+    s = sub.add_parser("report", help="write the reproduction report: one self-contained HTML page per paper")
+    s.add_argument("--results", required=True)
+    s.add_argument("--published", help="registry CSV (default: config/published.csv)")
+    s.add_argument("--out-dir", required=True, help="writes index.html, <source>.html and figures/*.png")
+    s.set_defaults(func=cmd_report)
     return p
 
 

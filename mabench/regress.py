@@ -42,8 +42,7 @@ def cells(config: dict, only: str | None = None):
     algos = config["algorithms"]
     for ds_id, entry in config["datasets"].items():
         spec = entry["spec"]
-        name = data.parse_spec(spec)[0] if not spec.endswith((".csv", ".parquet")) else None
-        if name not in catalog:
+        if data.base_name(spec) not in catalog:
             continue
         everywhere = [a for a, e in algos.items() if e.get("on_every_dataset", True)]
         for algo_id in entry.get("algorithms", everywhere):

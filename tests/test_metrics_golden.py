@@ -1,16 +1,16 @@
-"""Published and spec-verified values of the thesis metrics on Census with the thesis's "MDAV".
+"""Published and independently recomputed values of the thesis metrics on Census with the thesis's "MDAV".
 
 Data: the vendored CASC file datasets/vendor/CASCrefmicrodata.rda (1080 × 13, all
 columns, float64), read directly so that these checks depend on nothing but the
 metric code and the cbfs kernel. Partition: ``cbfs`` with tail=group,
-centroid=remaining (what the thesis calls MDAV; spec thesis_ch4_ch5.md §5).
+centroid=remaining (what the thesis calls MDAV; docs/algorithms/cbfs.md).
 
 Sources of the golden values (transcribed, never read at test time):
 
 * G_IL, thesis Table 4.4 / 5.2 (001_26cfb99743cbb1f3.txt, line 2430): 28.610 / 33.254 / 38.672;
-  spec thesis_ch4_ch5.md §6.2 [VERIFIED]: 28.60868 / 33.25434 / 38.67247 and the M1..M5 table.
-* ID, thesis Table 4.4: 1.98148 / 0.73148 / 0.26852 %; spec §6.5: 214 / 79 / 29 matches of 10·1080.
-* RLD, spec §6.4 [VERIFIED, negative]: literal reading ≈ 23.3 / 16.8 / 13.7 %; re-run per subset
+  recomputed to 5 decimals: 28.60868 / 33.25434 / 38.67247 and the M1..M5 table (docs/metrics.md).
+* ID, thesis Table 4.4: 1.98148 / 0.73148 / 0.26852 %: 214 / 79 / 29 matches of 10·1080.
+* RLD (negative result, docs/findings.md): literal reading ≈ 23.3 / 16.8 / 13.7 %; re-run per subset
   strict 58.0 / 44.1 / 35.5 %, tie-inclusive 62.7–63.2 / 48.9–49.2 / 40.0–40.4 %. The thesis prints
   60.7133 / 49.7057 / 42.0981 (not reproducible: k = 5 exceeds the literal bound 2/k = 40 %).
 * Values marked "regression" are this implementation's, cross-checked here against a vectorized
@@ -38,7 +38,7 @@ THESIS_PARAMS = {"tail": "group", "centroid": "remaining"}
 
 G_IL_SPEC = {3: 28.60868, 4: 33.25434, 5: 38.67247}
 G_IL_THESIS = {3: 28.610, 4: 33.254, 5: 38.672}
-COMPONENTS_SPEC = {  # M1, M3, M4, M5 (M2 ≈ 0), spec §6.2
+COMPONENTS_SPEC = {  # M1, M3, M4, M5 (M2 ≈ 0), recomputed (docs/metrics.md)
     3: (1.322373, 0.056536, 0.035273, 0.016252),
     4: (1.514234, 0.074414, 0.051315, 0.022754),
     5: (1.751711, 0.088840, 0.065861, 0.027211),
@@ -48,8 +48,8 @@ ID_MATCHES = {3: 214, 4: 79, 5: 29}
 RLD_SPEC_LITERAL = {3: 23.3, 4: 16.8, 5: 13.7}
 RLD_LITERAL = {3: 23.303351, 4: 16.846813, 5: 13.720711}  # regression (rld_scale=own, strict ranks)
 RLD_LITERAL_ORIGINAL_SCALE = {3: 22.770975, 4: 16.079995, 5: 12.808642}  # regression (rld_scale=original)
-RLD_RERUN = {3: 58.024187, 4: 44.094860, 5: 35.469262}  # regression; spec 58.0 / 44.1 / 35.5
-RLD_RERUN_INCLUSIVE = {3: 62.702066, 4: 48.879441, 5: 40.047745}  # regression; spec 62.7 / 48.9 / 40.0
+RLD_RERUN = {3: 58.024187, 4: 44.094860, 5: 35.469262}  # regression; independent recomputation 58.0 / 44.1 / 35.5
+RLD_RERUN_INCLUSIVE = {3: 62.702066, 4: 48.879441, 5: 40.047745}  # regression; independent recomputation 62.7 / 48.9 / 40.0
 RLD_THESIS = {3: 60.7133, 4: 49.7057, 5: 42.0981}
 DLD = {3: 61.574074, 4: 43.611111, 5: 35.462963}  # regression (no published DLD for this partition)
 
@@ -101,7 +101,7 @@ def test_id_matches_the_thesis_exactly(census, k):
 
 
 def test_m3_equals_il_over_100_on_census(census):
-    """Spec §6.2: with mean aggregation M3 = IL/100 (each variable loses SSE_j/SST_j of its variance)."""
+    """With mean aggregation M3 = IL/100 (each variable loses SSE_j/SST_j of its variance)."""
     out = evaluate(ctx(census, 3), ["m3", "il"])
     assert out["m3"] == pytest.approx(out["il"] / 100, rel=1e-9)
 

@@ -7,6 +7,8 @@
 * :mod:`.mdav` — the MDAV family's main loop;
 * :mod:`.hm` — the Hansen–Mukherjee shortest path over an ordering (prefix sums, O(n·k·d));
 * :mod:`.mst` — Prim's minimum spanning tree and nearest-point-next ordering (O(n²·d), O(n) keys).
+* :mod:`.localsearch` — group state of a partition, exact move/swap costs, move/swap descent, perturbation;
+* :mod:`.icsm` — ICSM's SimpleHeuristic, Tour, Tour2Assignment (cyclic HM) and ComplexHeuristic.
 * :mod:`.pairs` — the compact (CSR) list of record pairs closer than a threshold (OMMA's similarity list);
 * :mod:`.swap` — fixed-size groups under one-for-one swaps with O(d) SSE deltas (OMMA's migrations);
 * :mod:`.interaction` — grow a group by largest interaction = smallest summed squared distance (IAMAT).
@@ -38,6 +40,11 @@ from .hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefi
 from .mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
 from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
 from .nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
+from .localsearch import (EPS, apply_move, best_change, dissolve, group_state, move_swap_descent,  # noqa: E402
+                          nearest_groups, perturb, r1, r2, r3, swap_cost, total_sse)
+from .icsm import (complex_heuristic, grow_update, group_scores, group_scores_fast, simple_heuristic, slide_update, tour,  # noqa: E402
+                   tour2assignment, window_costs)
+from .localsearch import apply_swap as ls_apply_swap  # noqa: E402  (.swap's apply_swap is OMMA's)
 from .interaction import argmin_alive, interaction_group  # noqa: E402
 from .pairs import count_close_pairs, distance_range, fill_close_pairs, transposed  # noqa: E402
 from .swap import EPS as SWAP_EPS  # noqa: E402
@@ -51,6 +58,10 @@ __all__ = [
     "sse", "take_nearest", "work_buffer",
     "SEQ_CHAIN", "SEQ_CREATION", "SEQ_ENDS", "hm_labels", "path_labels", "prefix_sums", "segment_sse", "sequence_of_groups", "shortest_path",
     "farthest_from_centroid", "farthest_from_record", "npn_order", "prim_mst",
+    "EPS", "apply_move", "ls_apply_swap", "best_change", "dissolve", "group_state", "move_swap_descent", "nearest_groups", "perturb",
+    "r1", "r2", "r3", "swap_cost", "total_sse",
+    "complex_heuristic", "grow_update", "group_scores", "group_scores_fast", "simple_heuristic", "slide_update", "tour", "tour2assignment",
+    "window_costs",
     "argmin_alive", "interaction_group",
     "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
     "SWAP_EPS", "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",

@@ -2,15 +2,15 @@
 
 Definitions, tie rules and sources: docs/metrics.md. In short:
 
-* ``dld`` — Chettri et al. (002_81f9d5b914b1df78.txt, Eq. 5; spec papers.md
-  §2.1b): for each masked record the nearest and second-nearest original
+* ``dld`` — Chettri et al. (002_81f9d5b914b1df78.txt §5, Eq. 5 and
+  Table 4): for each masked record the nearest and second-nearest original
   records (Euclidean on z-scores: masked_z vs z, all variables); linked if
   either is the record itself; DLD = 100·linked/n.
 * ``rld`` — Fayyoumi (001_26cfb99743cbb1f3.txt line 2317, footnote 7, lines
-  2458/2890; spec thesis_ch4_ch5.md §6.4): the same linkage restricted to a
+  2458/2890; §4.4): the same linkage restricted to a
   subset of the S key variables, averaged over all C(S, C) subsets of each
   size C and then over C = 1..S.
-* ``id`` — Fayyoumi (line 2321, footnote 8; spec §6.5): rank-interval
+* ``id`` — Fayyoumi (001_26cfb99743cbb1f3.txt §4.4, line 2321, footnote 8): rank-interval
   disclosure over all variables, averaged over P = 1..10 %.
 """
 

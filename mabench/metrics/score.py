@@ -1,7 +1,7 @@
 """Composite scores of the thesis: G_DR (Eq. 4.3) and SI (Eq. 4.4).
 
-Source: 001_26cfb99743cbb1f3.txt Ch. 4.4, Eqs. 4.3 and 4.4; spec
-thesis_ch4_ch5.md §6.6. Both reuse the already computed parts of the same
+Source: 001_26cfb99743cbb1f3.txt Ch. 4.4, Eqs. 4.3 and 4.4; docs/metrics.md
+(g_dr and si). Both reuse the already computed parts of the same
 evaluation (rld, id, g_il are computed once per context).
 
 * G_DR = (RLD + ID)/2

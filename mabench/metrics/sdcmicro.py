@@ -1,7 +1,7 @@
 """sdcMicro-compatible measures, under their own names (never mixed with the thesis's).
 
 Source: sdcMicro (sdcTools/sdcMicro, HEAD cf32510, 2026-04-22) ``R/dRisk.R``
-``dRiskWORK`` and ``R/dUtility.R`` ``dUtilityWORK``; spec anchors.md §A.2
+``dRiskWORK`` and ``R/dUtility.R`` ``dUtilityWORK``; docs/metrics.md
 "Metrics — exact definitions". Both run on ORIGINAL units, like sdcMicro.
 
 * ``sdid`` (``dRisk(x, xm, k = 0.05)``, SDID): interval xm_ij ± p·sd(xm_j)

@@ -1,7 +1,7 @@
 """Fayyoumi's information-loss measures M1..M5 and G_IL (thesis Table 4.1, Eq. 4.2).
 
 Source: 001_26cfb99743cbb1f3.txt Ch. 4.4 (Table 4.1, Eq. 4.2, footnote 5);
-spec thesis_ch4_ch5.md §6.2. All five are computed on ORIGINAL units: X is
+docs/metrics.md (m1…m5 and g_il). All five are computed on ORIGINAL units: X is
 the original file, X' the masked file (each record replaced by its group mean
 in original units; the groups themselves were found on z-scores).
 

@@ -91,7 +91,7 @@ def _check_plugins(cfg):
             plugins.algorithm(entry["algorithm"]).resolve(params)
         except UserError as exc:
             problems.append(f"algorithms.{algo_id}: {exc}")
-        algos[algo_id] = {"algorithm": entry["algorithm"], "params": params}
+        algos[algo_id] = {"algorithm": entry["algorithm"], "params": params, "k": entry.get("k")}
 
     try:
         parse_names(",".join(cfg["metrics"]))
@@ -199,8 +199,10 @@ def data_file(ds_id, seed):
 
 
 def algo_ks(ds_id, algo_id):
-    """The k values of one algorithm on one data set."""
-    return DATASETS[ds_id]["k"]
+    """The k values of one algorithm on one data set: the data set's k, restricted to the
+    algorithm's own `k` list if it has one."""
+    only = ALGORITHMS[algo_id]["k"]
+    return [k for k in DATASETS[ds_id]["k"] if only is None or k in only]
 
 
 # Every (data set, algorithm) batch and cell of the configuration, in config order.

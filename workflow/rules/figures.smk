@@ -19,6 +19,12 @@ rule figures:
             category="Figures",
         ),
         ru_pdf="results/figures/ru_map.pdf",
+        anytime_png=report(
+            "results/figures/anytime.png",
+            caption="../report/anytime.rst",
+            category="Figures",
+        ),
+        anytime_pdf="results/figures/anytime.pdf",
     log:
         "results/logs/figures.log",
     localrule: True

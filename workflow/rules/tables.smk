@@ -18,3 +18,22 @@ rule tables:
     shell:
         "mabench tables --results {input.results:q} --published {input.published:q}"
         " --out-dir results/tables > {log:q} 2>&1"
+
+
+rule best_known:
+    """The best-known partitions (config/best_known) re-verified against the seeds' best published IL."""
+    input:
+        index=os.path.join(workflow.basedir, "config", "best_known", "index.csv"),
+        published=PUBLISHED,
+    output:
+        report(
+            "results/tables/best_known.md",
+            caption="../report/best_known.rst",
+            category="Tables",
+        ),
+        csv="results/tables/best_known.csv",
+    log:
+        "results/logs/best_known.log",
+    localrule: True
+    shell:
+        "mabench best-known table --out-dir results/tables > {log:q} 2>&1"

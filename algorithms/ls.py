@@ -1,0 +1,57 @@
+"""LS — plain move/swap local search with random-perturbation restarts (the simple baseline).
+
+Improves the partition of any algorithm (``init=``, default MDAV as in ICSM's Alg. 1,
+003_58f0e37d459aa4df.txt §4.1) by first-improvement moves of one record into another group
+and exchanges of two records of different groups, each restricted to the ``neighbours``
+groups with the nearest centroids, until no such change lowers the SSE. These are exactly
+the migrations and exchanges of ICSM's SimpleHeuristic (003_58f0e37d459aa4df.txt §4.1,
+Eqs. 3–6) applied one at a time. Restarts follow ICSM §5.3 (Table 4): perturb up to
+``perturb`` records of the best partition, descend again, keep the better partition.
+Group sizes stay in [k, 2k−1]. Details: docs/algorithms/icsm.md.
+"""
+
+from mabench import search
+from mabench.api import Algorithm, Param
+
+
+def run(Z, k, params, rng):
+    labels, _ = search.initial_partition(Z, k, params["init"], params["init_params"], rng)
+    tr = search.Trace(search.sst(Z))
+    st = search.State(Z, labels, k, 2 * k - 1)
+    il_init = tr.il(st.sse)
+    tr.add(st.sse)
+    changes = search.descent(st, params["neighbours"])
+    tr.add(st.sse)
+    done = 0
+    if params["restarts"] or params["budget"] > 0:
+        def improve(s):
+            pass  # the seeded descent below is the whole improvement
+
+        def local(s, touched):
+            search.descent(s, params["neighbours"], start=touched)
+
+        _, _, done = search.iterate(st, improve, params["restarts"], params["budget"], params["perturb"],
+                                    params["neighbours"], rng, tr, local)
+    il = tr.il(st.sse)
+    return st.labels, {"iterations": int(changes), "restarts_done": int(done), "il_init": il_init,
+                       "gain": 100.0 * (1.0 - il / il_init) if il_init > 0 else 0.0,
+                       "trace": search.trace_points(tr)}
+
+
+ALGORITHM = Algorithm(
+    name="ls",
+    title="Move/swap local search with perturbation restarts (baseline improver)",
+    citation="003_58f0e37d459aa4df.txt §4.1 (exchange and migration constraints), §5.3 (Table 4 restarts)",
+    run=run,
+    max_group_size=lambda k, params: search.init_bound(k, params),
+    params={
+        "init": Param("mdav", "algorithm whose partition is improved (any plugin)"),
+        "init_params": Param("tail=2k", "parameters of init, ';'-separated"),
+        "neighbours": Param(8, "moves and swaps go into this many nearest groups (by centroid)"),
+        "restarts": Param(0, "random-perturbation restarts; 0 = none"),
+        "perturb": Param(20, "at most this many records are perturbed per restart"),
+        "budget": Param(0.0, "optional time budget in seconds (0 = stop by restarts only)"),
+    },
+    deterministic=True,
+    notes="time budgets (budget > 0) make the stopping point machine-dependent",
+)

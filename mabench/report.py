@@ -1,0 +1,214 @@
+"""The reproduction report: one static, self-contained HTML page per seed paper, plus an index.
+
+``results/report/<source>.html`` shows each of the paper's source tables with verdict colours, the
+figures of :mod:`mabench.figures` embedded as base64 PNG, every number that does not hold with its
+cause and the evidence in numbers, and the provenance of the run (commit, versions, machine, seeds).
+The pages need no network and no script: they open from the file system. The figures are also
+written as PNG files to ``results/report/figures/``.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from . import figures, io, published, tables
+
+CSS = """
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:2em auto;max-width:1200px;
+padding:0 1em;color:#222;line-height:1.4}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}h3{font-size:1em}
+table{border-collapse:collapse;font-size:.78em;margin:.5em 0 1em;width:100%}
+td.cause{min-width:26em}td.method{word-break:break-all;max-width:14em}
+th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
+th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.v-reproduced td.verdict{background:#1a9850;color:#fff}
+tr.v-within-tolerance td.verdict{background:#a6d96a}
+tr.v-not-reproduced td.verdict{background:#d73027;color:#fff}
+tr.v-not-run td.verdict{background:#969696;color:#fff}
+tr.v-not-implemented td.verdict{background:#e0e0e0}
+tr.v-not-reproduced{background:#fdecea}
+figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{font-size:.8em;color:#555}
+.counts span{display:inline-block;padding:1px 8px;margin-right:4px;border-radius:3px;font-size:.85em}
+.c-reproduced{background:#1a9850;color:#fff}.c-within-tolerance{background:#a6d96a}
+.c-not-reproduced{background:#d73027;color:#fff}.c-not-run{background:#969696;color:#fff}
+.c-not-implemented{background:#e0e0e0}
+dl.prov{display:grid;grid-template-columns:max-content auto;gap:2px 12px;font-size:.85em}
+dl.prov dt{font-weight:600}dl.prov dd{margin:0;font-family:monospace;word-break:break-all}
+nav a{margin-right:1em}
+"""
+
+HEAT_MIN_ROWS = 20  # tables with at least this many numbers also get a per-cell Δ heat map
+
+
+def _esc(x) -> str:
+    return html.escape("" if x is None or (isinstance(x, float) and math.isnan(x)) else str(x))
+
+
+def _cls(verdict: str) -> str:
+    return verdict.replace(" ", "-")
+
+
+def _counts_html(part: pd.DataFrame) -> str:
+    counts = part["verdict"].value_counts()
+    spans = [f'<span class="c-{_cls(v)}">{int(counts[v])} {_esc(v)}</span>'
+             for v in tables.VERDICT_ORDER if counts.get(v, 0)]
+    return f'<p class="counts">{"".join(spans)}</p>'
+
+
+def _figure_html(png: bytes, caption: str, name: str) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    return (f'<figure data-figure="{_esc(name)}"><img alt="{_esc(caption)}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{_esc(caption)}</figcaption></figure>")
+
+
+def _table_html(part: pd.DataFrame, name: str) -> str:
+    shown = tables.display(part)
+    head = "".join(f"<th>{_esc(c)}</th>" for c in shown.columns)
+    numeric = {"k", "Published", "Reproduced", "Δ"}
+    body = []
+    for verdict, (_, row) in zip(part["verdict"], shown.iterrows()):
+        cells = []
+        for col, val in row.items():
+            cls = {"Verdict": "verdict", "Cause": "cause", "Harness method": "method",
+                   "Data set": "method"}.get(col, "num" if col in numeric else "")
+            cells.append(f'<td class="{cls}">{_esc(val)}</td>' if cls else f"<td>{_esc(val)}</td>")
+        body.append(f'<tr class="v-{_cls(verdict)}">{"".join(cells)}</tr>')
+    return (f'<table data-table="{_esc(name)}"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>')
+
+
+def _evidence(row) -> str:
+    """The numbers behind a verdict, in one line."""
+    digits = int(row["decimals"]) + 2
+    parts = [f"published {row['value']}"]
+    if row["rule"] == "draws" and row["n_draws"]:
+        parts.append(f"reproduced mean {row['reproduced']:.{digits}f} over {int(row['n_draws'])} draws, "
+                     f"95 % CI [{row['ci_low']:.{digits}f}, {row['ci_high']:.{digits}f}]")
+    elif pd.notna(row["reproduced"]):
+        parts.append(f"reproduced {row['reproduced']:.{digits}f}")
+    if pd.notna(row["delta"]):
+        parts.append(f"Δ = {row['delta']:+.{digits}f}")
+        if row["rule"] == "exact":
+            parts.append(f"tolerance ±{row['tolerance']}")
+    return "; ".join(parts)
+
+
+def _causes_html(part: pd.DataFrame) -> str:
+    bad = part[part["verdict"] == "not reproduced"]
+    if bad.empty:
+        return ""
+    items = []
+    for _, row in bad.iterrows():
+        cause = row["cause"] or row["note"] or "no known cause recorded (see docs/findings.md)"
+        items.append(f"<li><b>{_esc(row['row'])} / {_esc(row['column'])}</b> ({_esc(row['dataset'])}, "
+                     f"k = {int(row['k'])}, {_esc(row['metric'])}): {_esc(_evidence(row))}. "
+                     f"<i>Cause:</i> {_esc(cause)}</li>")
+    return f'<h3>Not reproduced: causes and evidence</h3><ul class="causes">{"".join(items)}</ul>'
+
+
+def provenance(results: pd.DataFrame) -> dict[str, str]:
+    """Commit, versions, machine and seeds of the run, from the results table's provenance columns."""
+    prov = {}
+    first = results.iloc[0] if len(results) else {}
+    for col in results.columns:
+        if col in ("git_commit", "root_seed", "config", "config_sha256") or col.startswith(("version_", "machine_")):
+            prov[col] = str(first[col])
+    if {"dataset_id", "seed"} <= set(results.columns):
+        seeds = results.groupby("dataset_id", sort=True)["seed"].apply(lambda s: sorted(set(int(x) for x in s)))
+        prov["cells"] = f"{len(results)} (data set × method × k × seed)"
+        prov["seeds"] = "; ".join(f"{ds}: {', '.join(map(str, v[:6]))}{' …' if len(v) > 6 else ''} ({len(v)})"
+                                  for ds, v in seeds.items())
+    return prov
+
+
+def _provenance_html(prov: dict[str, str]) -> str:
+    rows = "".join(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in prov.items())
+    return f'<h2 id="provenance">Provenance</h2><dl class="prov">{rows}</dl>'
+
+
+def _page(title: str, body: str) -> str:
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{_esc(title)}</title><link rel=\"icon\" href=\"data:,\"><style>{CSS}</style></head>"
+            f"<body>{body}</body></html>\n")
+
+
+def _table_figures(part: pd.DataFrame, results: pd.DataFrame, title: str) -> list[tuple[str, object, str]]:
+    out = []
+    fig = figures.table_figure(part, results, title)
+    if fig is not None:
+        out.append(("plot", fig, f"{title}: published (hollow) and reproduced (filled)"))
+    fig = figures.table_ru_map(part, title)
+    if fig is not None:
+        out.append(("ru_map", fig, f"{title}: R–U map, one line per method through its k values"))
+    if len(part) >= HEAT_MIN_ROWS:
+        out.append(("delta", figures.delta_heatmap(part, title),
+                    f"{title}: Δ per cell, % of the published value (✓ reproduced, ≈ within tolerance, "
+                    "✗ not reproduced; grey: no reproduced value)"))
+    return out
+
+
+def _source_page(source: str, comp: pd.DataFrame, results: pd.DataFrame, prov: dict, fig_dir: Path) -> str:
+    title = tables.SOURCES.get(source, source)
+    seeds_files = ", ".join(f"<code>{_esc(s)}</code>" for s in dict.fromkeys(comp["seed_file"]))
+    body = [f'<nav><a href="index.html">← all papers</a><a href="#provenance">provenance</a></nav>',
+            f"<h1>Reproduction report: {_esc(title)}</h1>",
+            f"<p>Seed document: {seeds_files}. Every number below is printed in the paper and recomputed by "
+            "mabench from <code>config/published.csv</code>; verdict rules in <code>docs/published.md</code>, "
+            "the evidence behind each known cause in <code>docs/findings.md</code>.</p>",
+            _counts_html(comp)]
+    png = figures.png_bytes(figures.verdict_overview(comp))
+    io.write_bytes(fig_dir / f"{source}_verdicts.png", png)
+    body.append(_figure_html(png, f"{title}: verdicts per table", f"{source}_verdicts"))
+    for table, part in comp.groupby("table", sort=True):
+        name = tables.slug(source, table)
+        body.append(f'<h2 id="{_esc(name)}">{_esc(table)}</h2>{_counts_html(part)}')
+        for kind, fig, caption in _table_figures(part, results, f"{source} {table}"):
+            png = figures.png_bytes(fig)
+            io.write_bytes(fig_dir / f"{name}_{kind}.png", png)
+            body.append(_figure_html(png, caption, f"{name}_{kind}"))
+        body.append(_table_html(part, name))
+        body.append(_causes_html(part))
+    body.append(_provenance_html(prov))
+    return _page(f"mabench reproduction: {title}", "".join(body))
+
+
+def _index_page(compared: pd.DataFrame, prov: dict, fig_dir: Path) -> str:
+    body = ["<h1>mabench reproduction reports</h1>",
+            "<p>Every published number in <code>config/published.csv</code>, recomputed by mabench. One page per "
+            "seed paper; verdict rules in <code>docs/published.md</code>.</p>", _counts_html(compared)]
+    png = figures.png_bytes(figures.verdict_overview(compared))
+    io.write_bytes(fig_dir / "verdicts.png", png)
+    body.append(_figure_html(png, "Verdicts per source table", "verdicts"))
+    rows = []
+    for source, part in compared.groupby("source", sort=True):
+        counts = part["verdict"].value_counts()
+        cells = "".join(f'<td class="num">{int(counts.get(v, 0))}</td>' for v in tables.VERDICT_ORDER)
+        rows.append(f'<tr><td><a href="{_esc(source)}.html">{_esc(tables.SOURCES.get(source, source))}</a></td>'
+                    f"<td>{_esc(', '.join(dict.fromkeys(part['seed_file'])))}</td>{cells}</tr>")
+    head = "".join(f"<th>{_esc(v)}</th>" for v in tables.VERDICT_ORDER)
+    body.append(f'<table data-table="index"><thead><tr><th>paper</th><th>seed file</th>{head}</tr></thead>'
+                f'<tbody>{"".join(rows)}</tbody></table>')
+    body.append(_provenance_html(prov))
+    return _page("mabench reproduction reports", "".join(body))
+
+
+def write_report(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None = None) -> list[Path]:
+    """Write ``index.html`` and one ``<source>.html`` per source of the registry; return the pages."""
+    registry = published.load() if registry is None else registry
+    compared = published.compare(registry, results)
+    out_dir = Path(out_dir)
+    fig_dir = out_dir / "figures"
+    prov = provenance(results)
+    written = []
+    for source, comp in compared.groupby("source", sort=True):
+        target = out_dir / f"{source}.html"
+        io.write_text(target, _source_page(source, comp, results, prov, fig_dir))
+        written.append(target)
+    io.write_text(out_dir / "index.html", _index_page(compared, prov, fig_dir))
+    return [out_dir / "index.html"] + written
