@@ -6,6 +6,8 @@
 * :mod:`.select` — the m nearest among the alive slots, moving one record into a growing group;
 * :mod:`.groups` — centroids, SSE, leftovers to the nearest group;
 * :mod:`.mdav` — the MDAV family's main loop;
+* :mod:`.hm` — the Hansen–Mukherjee shortest path over an ordering (prefix sums, O(n·k·d));
+* :mod:`.mst` — Prim's minimum spanning tree and nearest-point-next ordering (O(n²·d), O(n) keys).
 * :mod:`.localsearch` — group state of a partition, exact move/swap costs, move/swap descent, perturbation;
 * :mod:`.icsm` — ICSM's SimpleHeuristic, Tour, Tour2Assignment (cyclic HM) and ComplexHeuristic.
 * :mod:`.farpair` — the most distant remaining pair, kept exact lazily (MD, DBFS);
@@ -39,6 +41,8 @@ _launch_threads()
 from .buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, work_buffer  # noqa: E402
 from .distances import argmax_alive, distances_from, load_point, sqdist  # noqa: E402
 from .groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
+from .hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
+from .mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
 from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
 from .nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
 from .localsearch import (EPS, apply_move, best_change, dissolve, group_state, move_swap_descent,  # noqa: E402
@@ -62,6 +66,8 @@ __all__ = [
     "add_member", "argmax_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
     "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "nearest_slots", "scratch", "sqdist",
     "sse", "take_nearest", "work_buffer",
+    "SEQ_CHAIN", "SEQ_CREATION", "SEQ_ENDS", "hm_labels", "path_labels", "prefix_sums", "segment_sse", "sequence_of_groups", "shortest_path",
+    "farthest_from_centroid", "farthest_from_record", "npn_order", "prim_mst",
     "EPS", "apply_move", "ls_apply_swap", "best_change", "dissolve", "group_state", "move_swap_descent", "nearest_groups", "perturb",
     "r1", "r2", "r3", "swap_cost", "total_sse",
     "complex_heuristic", "grow_update", "group_scores", "group_scores_fast", "simple_heuristic", "slide_update", "tour", "tour2assignment",

@@ -1,0 +1,152 @@
+"""Greedy growth over the complete Euclidean graph: Prim's minimum spanning tree and nearest-point-next.
+
+Both visit the records one at a time, each time taking the unvisited record
+with the smallest key, where the key of a record is
+
+* its distance to the nearest visited record (Prim's MST), or
+* its distance to the last visited record (NPN, nearest point next).
+
+The complete graph is never stored: the keys live in one O(n) array and each
+visit updates them with one distance pass over the unvisited records, so a
+run costs O(n²·d) time and O(n·d) memory. Unvisited records sit in a
+transposed work buffer (one row per attribute) that is compacted in record
+order once more than 1/8 of its slots are visited, so ties (equal keys) go to
+the lowest record index, and on equal distances a record keeps the parent it
+got first (the earlier visited one). Distances are squared Euclidean: the
+same argmin and the same tree as the Euclidean distance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+PRIM = 0
+NPN = 1
+
+
+@njit(cache=True)
+def _grow(Z, start, mode):
+    n, d = Z.shape
+    W = np.empty((d, n))
+    for i in range(n):
+        for j in range(d):
+            W[j, i] = Z[i, j]
+    ids = np.arange(n)
+    key = np.full(n, np.inf)  # by slot
+    par = np.full(n, -1, dtype=np.int64)  # by slot
+    alive = np.ones(n, dtype=np.bool_)
+    dist = np.empty(n)
+    p = np.empty(d)
+    order = np.empty(n, dtype=np.int64)
+    parent = np.full(n, -1, dtype=np.int64)  # by record
+    weight = np.zeros(n)  # by record: squared length of the edge to the parent
+    m = n
+    dead = 0
+    cur = start  # slot of the record visited next (slots = ids before any compaction)
+    for step in range(n):
+        v = ids[cur]
+        order[step] = v
+        parent[v] = par[cur]
+        weight[v] = key[cur] if step > 0 else 0.0
+        alive[cur] = False
+        dead += 1
+        for j in range(d):
+            p[j] = W[j, cur]
+        if dead * 8 > m:  # compact: survivors keep record order
+            w = 0
+            for i in range(m):
+                if alive[i]:
+                    for j in range(d):
+                        W[j, w] = W[j, i]
+                    ids[w] = ids[i]
+                    key[w] = key[i]
+                    par[w] = par[i]
+                    alive[w] = True
+                    w += 1
+            m = w
+            dead = 0
+        if step == n - 1:
+            break
+        for i in range(m):
+            dist[i] = 0.0
+        for j in range(d):
+            row = W[j, :m]
+            pj = p[j]
+            for i in range(m):
+                t = row[i] - pj
+                dist[i] += t * t
+        best = -1
+        best_v = np.inf
+        for i in range(m):
+            if not alive[i]:
+                continue
+            di = dist[i]
+            if mode == NPN:
+                key[i] = di
+                par[i] = v
+            elif di < key[i]:
+                key[i] = di
+                par[i] = v
+            if key[i] < best_v or best < 0:
+                best_v = key[i]
+                best = i
+        cur = best
+    return order, parent, weight
+
+
+@njit(cache=True)
+def prim_mst(Z, start):
+    """Minimum spanning tree of the complete graph on the rows of Z, grown from record ``start``.
+
+    Returns (order, parent, weight): the records in the order Prim's algorithm
+    adds them, each record's parent in the tree (-1 for ``start``) and the
+    squared length of that edge.
+    """
+    return _grow(Z, start, PRIM)
+
+
+@njit(cache=True)
+def npn_order(Z, start):
+    """Nearest point next from record ``start``: each next record is the unvisited one nearest the last."""
+    return _grow(Z, start, NPN)[0]
+
+
+@njit(cache=True)
+def farthest_from_centroid(Z):
+    """The record farthest from the centroid of all records (centroid summed in record order; ties -> lowest)."""
+    n, d = Z.shape
+    c = np.zeros(d)
+    for i in range(n):
+        for j in range(d):
+            c[j] += Z[i, j]
+    for j in range(d):
+        c[j] /= n
+    best = 0
+    best_v = -1.0
+    for i in range(n):
+        s = 0.0
+        for j in range(d):
+            t = Z[i, j] - c[j]
+            s += t * t
+        if s > best_v:
+            best_v = s
+            best = i
+    return best
+
+
+@njit(cache=True)
+def farthest_from_record(Z, r):
+    """The record farthest from record r (ties -> lowest index)."""
+    n, d = Z.shape
+    best = 0
+    best_v = -1.0
+    for i in range(n):
+        s = 0.0
+        for j in range(d):
+            t = Z[i, j] - Z[r, j]
+            s += t * t
+        if s > best_v:
+            best_v = s
+            best = i
+    return best
