@@ -63,7 +63,7 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="icsm",
     title="ICSM (MDAV + SimpleHeuristic / Tour2Assignment / ComplexHeuristic local search)",
-    citation="003_58f0e37d459aa4df.txt §4.1 (Algorithms 2-4), §4.2 (Algorithm 5), §5.3 (Table 4)",
+    citation="003_58f0e37d459aa4df.txt §4.1 (Algorithms 2-4), §4.2 (Algorithm 5), §5.3 (Table 4); docs/algorithms/icsm.md",
     run=run,
     max_group_size=lambda k, params: search.init_bound(k, params),
     params={

@@ -41,7 +41,7 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="ls",
     title="Move/swap local search with perturbation restarts (baseline improver)",
-    citation="003_58f0e37d459aa4df.txt §4.1 (exchange and migration constraints), §5.3 (Table 4 restarts)",
+    citation="003_58f0e37d459aa4df.txt §4.1 (exchange and migration constraints), §5.3 (Table 4 restarts); docs/algorithms/icsm.md",
     run=run,
     max_group_size=lambda k, params: search.init_bound(k, params),
     params={

@@ -79,7 +79,9 @@ def test_a_new_method_needs_no_plotting_code(registry):
 
 
 def test_close_methods_get_a_percent_vs_mdav_row(registry):
-    part = _compared(registry[registry["table"] == "Table 1"])
+    # the MDAV-family rows of Chettri Table 1 lie within a few percent of each other
+    close = registry[(registry["table"] == "Table 1") & registry["algorithm"].isin(["mdav", "mdav1", "mdav2"])]
+    part = _compared(close)
     results = pd.DataFrame({"algorithm": "mdav", "params": "tail=3k", "dataset": "tarragona", "dataset_params": "",
                             "k": [3, 4, 5, 10], "il": [16.932588, 19.545962, 22.461860, 33.192885]})
     fig = figures.table_figure(part, results, "")

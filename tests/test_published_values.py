@@ -6,6 +6,8 @@ number into anything else (or "fixes" a known erratum) fails here.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -13,22 +15,13 @@ from mabench import plugins, published, runner
 
 REAL = ("tarragona", "census", "eia")
 
-# Known findings (causes are in config/published.csv notes and docs/published.md).
+# The numbers that do not hold on the real data, pinned (tests/data/not_reproduced.csv: one row per
+# (source, table, row, k), with the doc that gives the evidence; the causes are in the registry notes).
+# A change that turns a reproduced number into anything else, or "fixes" a known miss, fails here;
+# after an intended change, update the file with the change.
 NOT_REPRODUCED = {
-    ("chettri", "Table 1", "MDAV-generic", 3),  # prints the CBFS/CV-MDAV value 16.966
-    ("chettri", "Table 2", "MDAV-generic", 3),  # 5.622: matches no MDAV variant
-    ("fayyoumi2008", "Table 5.1", "Tarragona", 4),  # unresolved erratum: contradicts Table 4.3
-    ("fayyoumi2008", "Table 5.1", "Tarragona", 5),
-    # V-MDAV (gamma 0.2, fixed centroid): 33.2586 vs 33.271 (docs/algorithms/ps_cvmdav.md)
-    ("chettri", "Table 1", "V-MDAV", 10),
-    # CV-MDAV's default reading: only Tarragona k=3 holds (docs/algorithms/ps_cvmdav.md)
-    ("chettri", "Table 1", "CV-MDAV", 4), ("chettri", "Table 1", "CV-MDAV", 5), ("chettri", "Table 1", "CV-MDAV", 10),
-    ("chettri", "Table 2", "CV-MDAV", 3), ("chettri", "Table 2", "CV-MDAV", 4), ("chettri", "Table 2", "CV-MDAV", 5),
-    ("chettri", "Table 2", "CV-MDAV", 10),
-    ("chettri", "Table 3", "CV-MDAV", 3), ("chettri", "Table 3", "CV-MDAV", 4), ("chettri", "Table 3", "CV-MDAV", 5),
-    ("chettri", "Table 3", "CV-MDAV", 10),
-    ("fayyoumi2008", "Table 5.1", "Census", 5),  # IAMAT 8.9322 vs 8.8428: 1.01 % off (band 1 %)
-    ("fayyoumi2008", "Table 5.1", "Census", 6),  # IAMAT 10.1040 vs 9.9871: 1.17 % off
+    (r["source"], r["table"], r["row"], int(r["k"]))
+    for r in pd.read_csv(Path(__file__).parent / "data" / "not_reproduced.csv", dtype=str).to_dict("records")
 }
 
 
