@@ -32,10 +32,7 @@ def run(Z, k, params, rng):
 
         _, _, done = search.iterate(st, improve, params["restarts"], params["budget"], params["perturb"],
                                     params["neighbours"], rng, tr, local)
-    il = tr.il(st.sse)
-    return st.labels, {"iterations": int(changes), "restarts_done": int(done), "il_init": il_init,
-                       "gain": 100.0 * (1.0 - il / il_init) if il_init > 0 else 0.0,
-                       "trace": search.trace_points(tr)}
+    return search.summary(st, tr, il_init, changes, done)
 
 
 ALGORITHM = Algorithm(

@@ -223,3 +223,12 @@ def trace_points(trace: Trace) -> list:
     """The trace as a list of [seconds, IL] (kept in the run record's ``info``; the results table
     stores ``info`` as JSON text)."""
     return [[t, round(il, 10)] for t, il in trace.points]
+
+
+def summary(st, tr: Trace, il_init: float, iterations: int, restarts_done: int) -> tuple:
+    """What an improver returns: its labels and the run record's ``info`` (iterations, restarts,
+    the initial IL, the gain over it in %, the anytime trace)."""
+    il = tr.il(st.sse)
+    return st.labels, {"iterations": int(iterations), "restarts_done": int(restarts_done), "il_init": il_init,
+                       "gain": 100.0 * (1.0 - il / il_init) if il_init > 0 else 0.0,
+                       "trace": trace_points(tr)}
