@@ -46,34 +46,61 @@ from mabench.api import Algorithm, Param
 @njit(cache=True)
 def iamat_labels(Z, k, recompute_mu):
     n, d = Z.shape
-    W, ids, alive = K.work_buffer(Z)
-    labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
+    P, rec, leaf_of, start, end, left, right, parent, lo, hi, count, alive = K.kd_build(Z, np.arange(n))
+    pos = np.empty(n, dtype=np.int64)
+    K.kd_positions(rec, pos)
+    stack = np.empty(start.size, dtype=np.int64)
+    bounds = np.empty(start.size)
+    built = n
+    members = np.empty(max(k, 1), dtype=np.int64)
+    W, ids, free = K.work_buffer(Z)  # the remaining records' running sums (μ) and the seed pass
     S = K.scratch(n, d, k)
-    acc = np.empty(n)
-    m = K.compact(W, ids, alive, n, S[7])
+    m = K.compact(W, ids, free, n, S[7])
     c = S[0]
-    # fixed μ: squared distance of every record to the mean of all records, by record id
     for j in range(d):
         c[j] = S[7][j] / n
-    K.distances_from(W, alive, m, c, S)
-    to_mu = S[2].copy()
-    left = n
+    K.distances_from(W, free, m, c, S)
+    # fixed μ: seeds in order of decreasing distance to the mean of all records, ties to the lowest id
+    seeds = np.argsort(-S[2][:n], kind="mergesort")
+    labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
+    left_n = n
     g = 0
-    while left >= k:
-        m = K.centroid(W, ids, alive, m, left, S[7], c)  # compacts the buffer now and then
+    nxt = 0
+    while left_n >= k:
+        if 4 * left_n < 3 * built:  # rebuild on the remaining records: the boxes shrink with them
+            P, rec, leaf_of, start, end, left, right, parent, lo, hi, count, alive = K.kd_build(
+                Z, np.flatnonzero(labels == K.UNASSIGNED))
+            K.kd_positions(rec, pos)
+            built = left_n
         if recompute_mu:
-            r = K.distances_from(W, alive, m, c, S)
+            m = K.centroid(W, ids, free, m, left_n, S[7], c)  # compacts the buffer now and then
+            r = ids[K.distances_from(W, free, m, c, S)]
         else:
-            r = -1
-            best = -1.0
-            for i in range(m):
-                if alive[i] and to_mu[ids[i]] > best:
-                    best = to_mu[ids[i]]
-                    r = i
-        left -= K.interaction_group(W, ids, alive, m, r, k, labels, g, S, acc)
+            while labels[seeds[nxt]] != K.UNASSIGNED:
+                nxt += 1
+            r = seeds[nxt]
+        size = 0
+        while r >= 0:
+            labels[r] = g
+            members[size] = pos[r]
+            size += 1
+            K.kd_delete(pos[r], leaf_of, parent, count, alive)
+            if recompute_mu:
+                slot = np.searchsorted(ids[:m], r)  # slots keep record order
+                free[slot] = False
+                K.forget(W, slot, S[7])
+            if size == k:
+                break
+            # the next member: largest interaction = smallest summed squared distance to the members
+            i = K.kd_nearest_to_group(P, rec, start, end, left, right, lo, hi, count, alive,
+                                      members, size, S[1], stack, bounds)
+            r = rec[i] if i >= 0 else -1
+        left_n -= size
         g += 1
-    if left > 0:
-        K.label_rest(alive, ids, m, labels, g - 1)
+    if left_n > 0:
+        for r in range(n):
+            if labels[r] == K.UNASSIGNED:
+                labels[r] = g - 1
     return labels
 
 

@@ -226,6 +226,17 @@ def test_iamat_matches_reference_on_continuous_data(mu):
         assert _same(got, iamat_reference(Z, k, mu))
 
 
+@pytest.mark.parametrize("mu", ["fixed", "recomputed"])
+def test_iamat_matches_reference_where_the_tree_is_deep_and_rebuilt(mu):
+    """Thousands of records: the k-d tree prunes, is rebuilt as records are grouped, and has ties."""
+    rng = np.random.default_rng(17)
+    continuous = rng.standard_normal((2500, 5))
+    tied = rng.integers(0, 4, size=(1500, 3)).astype(np.float64)
+    for Z, k in ((continuous, 3), (tied, 4)):
+        got, _ = _algo_run("iamat", Z, k, {"mu": mu})
+        assert _same(got, iamat_reference(Z, k, mu))
+
+
 def test_iamat_alpha_free_form_equals_literal_exp_product():
     rng = np.random.default_rng(5)
     for n, d, k in ((60, 3, 3), (90, 4, 5), (75, 2, 4)):

@@ -16,7 +16,8 @@
 * :mod:`.refine` — dissolve-and-reassign refinement (DBA's second phase: DBA-2, MDAV-2, TFRP-2);
 * :mod:`.pairs` — the compact (CSR) list of record pairs closer than a threshold (OMMA's similarity list);
 * :mod:`.swap` — fixed-size groups under one-for-one swaps with O(d) SSE deltas (OMMA's migrations);
-* :mod:`.interaction` — grow a group by largest interaction = smallest summed squared distance (IAMAT).
+* :mod:`.kdtree` — a static k-d tree with deletions: the remaining record of smallest summed squared
+  distance to a group (IAMAT's growth step), exact and sub-linear per query.
 * :mod:`.ward` — Ward merging under a minimum group size (the k-Ward family: kW, kWD, kWR).
 
 Algorithm plugins import what they need from here (``from mabench import kernels as K``).
@@ -39,7 +40,7 @@ from numba.np.ufunc.parallel import _launch_threads  # noqa: E402
 _launch_threads()
 
 from .buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, work_buffer  # noqa: E402
-from .distances import argmax_alive, distances_from, load_point, sqdist  # noqa: E402
+from .distances import argmax_alive, argmin_alive, distances_from, load_point, sqdist  # noqa: E402
 from .groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
 from .hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
 from .mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
@@ -54,7 +55,7 @@ from .farpair import far_partners, far_refresh, most_distant_pair  # noqa: E402
 from .tfrp import reference_points, two_reference_labels  # noqa: E402
 from .density import density_labels, knn_spread  # noqa: E402
 from .refine import dissolve_reassign  # noqa: E402
-from .interaction import argmin_alive, interaction_group  # noqa: E402
+from .kdtree import kd_build, kd_delete, kd_nearest_to_group, kd_positions  # noqa: E402
 from .pairs import count_close_pairs, distance_range, fill_close_pairs, transposed  # noqa: E402
 from .swap import EPS as SWAP_EPS  # noqa: E402
 from .swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
@@ -74,7 +75,7 @@ __all__ = [
     "window_costs",
     "far_partners", "far_refresh", "most_distant_pair", "reference_points", "two_reference_labels",
     "density_labels", "knn_spread", "dissolve_reassign",
-    "argmin_alive", "interaction_group",
+    "argmin_alive", "kd_build", "kd_delete", "kd_nearest_to_group", "kd_positions",
     "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
     "SWAP_EPS", "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
     "kward_sorted", "kwr_sorted", "ward_increase", "ward_merge", "ward_merge_diagonal",

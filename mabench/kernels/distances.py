@@ -1,4 +1,4 @@
-"""Distance passes over the work buffer: distances to a point, farthest alive slot.
+"""Distance passes over the work buffer: distances to a point, farthest / nearest alive slot.
 
 Distances are squared Euclidean on standardized data, accumulated column by
 column in attribute order (argmin/argmax are those of the Euclidean distance).
@@ -77,6 +77,18 @@ def argmax_alive(dist, alive, m):
     for i in range(m):
         if alive[i] and dist[i] > best_v:
             best_v = dist[i]
+            best = i
+    return best
+
+
+@njit(cache=True)
+def argmin_alive(vals, alive, m):
+    """Slot of the smallest value among alive slots; ties go to the lowest slot (= lowest id)."""
+    best = -1
+    best_v = 0.0
+    for i in range(m):
+        if alive[i] and (best < 0 or vals[i] < best_v):
+            best_v = vals[i]
             best = i
     return best
 

@@ -1,6 +1,6 @@
 """Selections over the alive slots of the work buffer that do not form a group by themselves.
 
-(The argmin over alive slots these methods also use is ``interaction.argmin_alive``.)
+(The argmin over alive slots these methods also use is ``distances.argmin_alive``.)
 
 Used by the methods that grow a group record by record (P-S's greedy fill,
 V-MDAV's extension, CV-MDAV's candidate test). Every tie goes to the lowest

@@ -1,0 +1,200 @@
+"""A static k-d tree over the records, with deletions: the alive record nearest to a group.
+
+Greedy growth steps ask one question many times: among the records not yet
+grouped, which has the smallest summed squared distance to the current members?
+A full pass answers it in O(n·d); after n/k groups that is O(n²·d). The tree
+answers it by visiting only the boxes that can still beat the best candidate:
+
+    Σ_t ||x − m_t||²  =  s·||x − c||² + Σ_t ||m_t − c||²     (c = members' mean, s = members)
+
+so s·(squared distance from c to a box) + Σ_t ||m_t − c||² bounds every record
+in the box from below. Boxes whose records are all grouped are skipped via a
+per-node alive count.
+
+Exactness: each candidate's score is computed exactly as the full pass computes
+it (per member, the squared differences summed in attribute order; the members'
+sums added in member order), and ties go to the lowest record id. The bound only
+decides which boxes are opened, with a relative slack far above rounding error,
+so the answer is bit for bit the full pass's answer (tests/test_kdtree.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+LEAF = 16          # records per leaf: a leaf scan is cheap next to the bound arithmetic of a node
+SLACK = 1e-9       # relative slack on the box bound (rounding error is ~1e-15 relative)
+
+
+@njit(cache=True)
+def kd_build(Z, ids):
+    """Tree over the rows ``ids`` of Z (n, d) (record ids, ascending).
+
+    Returns (P, rec, leaf_of, start, end, left, right, parent, lo, hi, count, alive):
+    P the records in leaf order (P[i] = Z[rec[i]]), leaf_of[i] the leaf holding position i,
+    per node its position range, children (-1 at a leaf), parent, bounding box and alive count,
+    and alive[i] per position.
+    """
+    n = ids.size
+    d = Z.shape[1]
+    cap = 4 * (n // LEAF + 1) + 1  # every split leaves >= LEAF/2 records per side
+    rec = ids.copy()
+    start = np.empty(cap, dtype=np.int64)
+    end = np.empty(cap, dtype=np.int64)
+    left = np.full(cap, -1, dtype=np.int64)
+    right = np.full(cap, -1, dtype=np.int64)
+    parent = np.full(cap, -1, dtype=np.int64)
+    lo = np.empty((cap, d))
+    hi = np.empty((cap, d))
+    count = np.zeros(cap, dtype=np.int64)
+    leaf_of = np.empty(n, dtype=np.int64)
+    stack = np.empty(cap, dtype=np.int64)
+    start[0] = 0
+    end[0] = n
+    nodes = 1
+    stack[0] = 0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        v = stack[sp]
+        s = start[v]
+        e = end[v]
+        count[v] = e - s
+        for j in range(d):
+            lo[v, j] = np.inf
+            hi[v, j] = -np.inf
+        for i in range(s, e):
+            r = rec[i]
+            for j in range(d):
+                x = Z[r, j]
+                if x < lo[v, j]:
+                    lo[v, j] = x
+                if x > hi[v, j]:
+                    hi[v, j] = x
+        split = 0
+        for j in range(1, d):
+            if hi[v, j] - lo[v, j] > hi[v, split] - lo[v, split]:
+                split = j
+        if e - s <= LEAF or hi[v, split] <= lo[v, split]:
+            for i in range(s, e):
+                leaf_of[i] = v
+            continue
+        keys = np.empty(e - s)
+        for i in range(s, e):
+            keys[i - s] = Z[rec[i], split]
+        order = np.argsort(keys, kind="mergesort")
+        part = rec[s:e].copy()
+        for i in range(e - s):
+            rec[s + i] = part[order[i]]
+        mid = (s + e) // 2
+        for child, cs, ce in ((nodes, s, mid), (nodes + 1, mid, e)):
+            start[child] = cs
+            end[child] = ce
+            parent[child] = v
+            stack[sp] = child
+            sp += 1
+        left[v] = nodes
+        right[v] = nodes + 1
+        nodes += 2
+    P = np.empty((n, d))
+    for i in range(n):
+        for j in range(d):
+            P[i, j] = Z[rec[i], j]
+    return (P, rec, leaf_of, start[:nodes], end[:nodes], left[:nodes], right[:nodes], parent[:nodes],
+            lo[:nodes], hi[:nodes], count[:nodes], np.ones(n, dtype=np.bool_))
+
+
+@njit(cache=True)
+def kd_positions(rec, pos):
+    """pos[r] = position of record r in the tree's leaf order."""
+    for i in range(rec.size):
+        pos[rec[i]] = i
+
+
+@njit(cache=True)
+def kd_delete(i, leaf_of, parent, count, alive):
+    """Mark position i grouped and update the alive counts up to the root."""
+    alive[i] = False
+    v = leaf_of[i]
+    while v >= 0:
+        count[v] -= 1
+        v = parent[v]
+
+
+@njit(cache=True)
+def _box_bound(lo, hi, v, c, s, spread):
+    b = 0.0
+    for j in range(c.size):
+        if c[j] < lo[v, j]:
+            t = lo[v, j] - c[j]
+            b += t * t
+        elif c[j] > hi[v, j]:
+            t = c[j] - hi[v, j]
+            b += t * t
+    return s * b + spread
+
+
+@njit(cache=True)
+def kd_nearest_to_group(P, rec, start, end, left, right, lo, hi, count, alive, members, s, c, stack, bounds):
+    """Alive position of the smallest Σ_t ||P[i] − P[members[t]]||² (t < s), ties to the lowest
+    record id; -1 if nothing is alive. ``c`` (length d), ``stack`` and ``bounds`` (length >= 2·depth+2,
+    e.g. the node count) are scratch."""
+    d = P.shape[1]
+    for j in range(d):
+        acc = 0.0
+        for t in range(s):
+            acc += P[members[t], j]
+        c[j] = acc / s
+    spread = 0.0
+    for t in range(s):
+        for j in range(d):
+            u = P[members[t], j] - c[j]
+            spread += u * u
+    best = np.inf
+    best_i = -1
+    best_r = -1
+    sp = 0
+    if count[0] > 0:
+        stack[0] = 0
+        bounds[0] = _box_bound(lo, hi, 0, c, s, spread)
+        sp = 1
+    while sp > 0:
+        sp -= 1
+        v = stack[sp]
+        if count[v] == 0 or bounds[sp] * (1.0 - SLACK) > best:
+            continue
+        a = left[v]
+        if a < 0:
+            for i in range(start[v], end[v]):
+                if not alive[i]:
+                    continue
+                score = 0.0
+                for t in range(s):
+                    q = members[t]
+                    dist = 0.0
+                    for j in range(d):
+                        u = P[i, j] - P[q, j]
+                        dist += u * u
+                    score += dist
+                if score < best or (score == best and rec[i] < best_r):
+                    best = score
+                    best_i = i
+                    best_r = rec[i]
+            continue
+        b = right[v]
+        ba = _box_bound(lo, hi, a, c, s, spread)
+        bb = _box_bound(lo, hi, b, c, s, spread)
+        if ba <= bb:  # the nearer child is popped first
+            first, fb, second, sb = a, ba, b, bb
+        else:
+            first, fb, second, sb = b, bb, a, ba
+        if count[second] > 0:
+            stack[sp] = second
+            bounds[sp] = sb
+            sp += 1
+        if count[first] > 0:
+            stack[sp] = first
+            bounds[sp] = fb
+            sp += 1
+    return best_i

@@ -1,0 +1,101 @@
+"""The k-d tree's nearest-to-a-group query (mabench/kernels/kdtree.py) against a plain NumPy scan.
+
+The reference scores every alive record by its summed squared distance to the members (each
+member's distances summed attribute by attribute, as the full pass does) and takes the smallest,
+ties to the lowest record id. Tie-heavy integer data puts equal scores in different boxes, so the
+pruning must not drop an equal candidate with a lower id.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from mabench import kernels as K
+
+
+def _reference(Z, free, member_ids):
+    score = np.zeros(len(Z))
+    for q in member_ids:
+        dist = np.zeros(len(Z))
+        for j in range(Z.shape[1]):
+            u = Z[:, j] - Z[q, j]
+            dist += u * u
+        score += dist
+    score = np.where(free, score, np.inf)
+    if not free.any():
+        return -1
+    return int(np.flatnonzero(score == score.min())[0])
+
+
+class Tree:
+    def __init__(self, Z, ids):
+        (self.P, self.rec, self.leaf_of, self.start, self.end, self.left, self.right, self.parent,
+         self.lo, self.hi, self.count, self.alive) = K.kd_build(Z, ids)
+        self.pos = np.full(len(Z), -1, dtype=np.int64)
+        K.kd_positions(self.rec, self.pos)
+        self.c = np.empty(Z.shape[1])
+        self.stack = np.empty(self.start.size, dtype=np.int64)
+        self.bounds = np.empty(self.start.size)
+
+    def delete(self, r):
+        K.kd_delete(self.pos[r], self.leaf_of, self.parent, self.count, self.alive)
+
+    def nearest(self, member_ids):
+        members = np.array([self.pos[r] for r in member_ids], dtype=np.int64)
+        i = K.kd_nearest_to_group(self.P, self.rec, self.start, self.end, self.left, self.right, self.lo,
+                                  self.hi, self.count, self.alive, members, len(members), self.c,
+                                  self.stack, self.bounds)
+        return int(self.rec[i]) if i >= 0 else -1
+
+
+def _grow_everything(Z, ids, k, rng):
+    """Delete random seeds and grow groups of k until nothing is left; compare every answer."""
+    tree = Tree(Z, ids)
+    free = np.zeros(len(Z), bool)
+    free[ids] = True
+    answers = 0
+    while free.any():
+        seed = int(rng.choice(np.flatnonzero(free)))
+        group = [seed]
+        free[seed] = False
+        tree.delete(seed)
+        while len(group) < k:
+            want = _reference(Z, free, group)
+            got = tree.nearest(group)
+            assert got == want, (group, got, want)
+            answers += 1
+            if got < 0:
+                break
+            group.append(got)
+            free[got] = False
+            tree.delete(got)
+    assert tree.count[0] == 0
+    return answers
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 400), d=st.integers(1, 4), values=st.integers(1, 6), k=st.integers(2, 5),
+       seed=st.integers(0, 2**32 - 1))
+def test_nearest_to_group_equals_numpy_scan_on_tied_data(n, d, values, k, seed):
+    rng = np.random.default_rng(seed)
+    Z = rng.integers(0, values, size=(n, d)).astype(np.float64)
+    _grow_everything(Z, np.arange(n), k, rng)
+
+
+@pytest.mark.parametrize("n, d", [(1500, 3), (800, 10)])
+def test_nearest_to_group_equals_numpy_scan_on_continuous_data(n, d):
+    rng = np.random.default_rng(n + d)
+    Z = rng.standard_normal((n, d))
+    assert _grow_everything(Z, np.arange(n), 3, rng) >= n // 3
+
+
+def test_a_tree_over_a_subset_answers_only_from_that_subset():
+    rng = np.random.default_rng(3)
+    Z = rng.standard_normal((500, 4))
+    ids = np.flatnonzero(rng.random(500) < 0.4)
+    _grow_everything(Z, ids, 4, rng)
+    tree = Tree(Z, ids)
+    assert sorted(tree.rec.tolist()) == ids.tolist()
+    assert tree.count[0] == ids.size
