@@ -30,7 +30,7 @@ from mabench.api import Algorithm, Param
 
 
 @njit(cache=True)
-def cbfs_labels(Z, k, tail_group, fixed_centroid):
+def cbfs_labels(Z, k, tail_group, fixed_centroid, use_tree):
     n, d = Z.shape
     W, ids, alive = K.work_buffer(Z)
     labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
@@ -38,20 +38,30 @@ def cbfs_labels(Z, k, tail_group, fixed_centroid):
     m = K.compact(W, ids, alive, n, S[7])
     c_fixed = S[7] / n
     c_now = S[0]
+    pos = np.empty(n, dtype=np.int64)
+    T = K.kd_remaining(Z, labels if use_tree else np.zeros(0, dtype=np.int64), K.UNASSIGNED, pos)
+    KS = K.kd_scratch(T)
+    built = n
     left = n
     g = 0
     stop = 2 * k if tail_group else k
     while left >= stop:
         m = K.centroid(W, ids, alive, m, left, S[7], c_now)
-        taken, _ = K.farthest_group(W, ids, alive, m, c_fixed if fixed_centroid else c_now, k, labels, g, S)
-        left -= taken
+        if use_tree:  # same groups, found by a k-d tree instead of a second pass (K.tree_pays)
+            if 4 * left < 3 * built:  # rebuilt on the remaining records: the boxes shrink with them
+                T = K.kd_remaining(Z, labels, K.UNASSIGNED, pos)
+                built = left
+            r = K.distances_from(W, alive, m, c_fixed if fixed_centroid else c_now, S)
+            left -= K.group_around_kd(W, ids, alive, m, r, k, labels, g, S, T, pos, KS)
+        else:
+            left -= K.farthest_group(W, ids, alive, m, c_fixed if fixed_centroid else c_now, k, labels, g, S)[0]
         g += 1
     K.close_tail(Z, alive, ids, m, labels, g, left, k)
     return labels
 
 
 def run(Z, k, params, rng):
-    return cbfs_labels(Z, k, params["tail"] == "group", params["centroid"] == "fixed")
+    return cbfs_labels(Z, k, params["tail"] == "group", params["centroid"] == "fixed", K.tree_pays(*Z.shape))
 
 
 ALGORITHM = Algorithm(

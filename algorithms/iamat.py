@@ -46,11 +46,10 @@ from mabench.api import Algorithm, Param
 @njit(cache=True)
 def iamat_labels(Z, k, recompute_mu):
     n, d = Z.shape
-    P, rec, leaf_of, start, end, left, right, parent, lo, hi, count, alive = K.kd_build(Z, np.arange(n))
+    labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
     pos = np.empty(n, dtype=np.int64)
-    K.kd_positions(rec, pos)
-    stack = np.empty(start.size, dtype=np.int64)
-    bounds = np.empty(start.size)
+    T = K.kd_remaining(Z, labels, K.UNASSIGNED, pos)
+    KS = K.kd_scratch(T)
     built = n
     members = np.empty(max(k, 1), dtype=np.int64)
     W, ids, free = K.work_buffer(Z)  # the remaining records' running sums (μ) and the seed pass
@@ -62,15 +61,12 @@ def iamat_labels(Z, k, recompute_mu):
     K.distances_from(W, free, m, c, S)
     # fixed μ: seeds in order of decreasing distance to the mean of all records, ties to the lowest id
     seeds = np.argsort(-S[2][:n], kind="mergesort")
-    labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
     left_n = n
     g = 0
     nxt = 0
     while left_n >= k:
         if 4 * left_n < 3 * built:  # rebuild on the remaining records: the boxes shrink with them
-            P, rec, leaf_of, start, end, left, right, parent, lo, hi, count, alive = K.kd_build(
-                Z, np.flatnonzero(labels == K.UNASSIGNED))
-            K.kd_positions(rec, pos)
+            T = K.kd_remaining(Z, labels, K.UNASSIGNED, pos)
             built = left_n
         if recompute_mu:
             m = K.centroid(W, ids, free, m, left_n, S[7], c)  # compacts the buffer now and then
@@ -84,7 +80,7 @@ def iamat_labels(Z, k, recompute_mu):
             labels[r] = g
             members[size] = pos[r]
             size += 1
-            K.kd_delete(pos[r], leaf_of, parent, count, alive)
+            K.kd_delete(T, pos[r])
             if recompute_mu:
                 slot = np.searchsorted(ids[:m], r)  # slots keep record order
                 free[slot] = False
@@ -92,9 +88,8 @@ def iamat_labels(Z, k, recompute_mu):
             if size == k:
                 break
             # the next member: largest interaction = smallest summed squared distance to the members
-            i = K.kd_nearest_to_group(P, rec, start, end, left, right, lo, hi, count, alive,
-                                      members, size, S[1], stack, bounds)
-            r = rec[i] if i >= 0 else -1
+            i = K.kd_nearest_to_group(T, members, size, KS)
+            r = T[1][i] if i >= 0 else -1
         left_n -= size
         g += 1
     if left_n > 0:

@@ -27,21 +27,8 @@ import numpy as np
 
 from . import io, plugins, verify
 from .errors import UserError
+from .fingerprint import source_fingerprint
 from .runner import run_cells
-
-
-@cache
-def engine_fingerprint(algorithm: str) -> str:
-    """Hash of the engine's Python sources, the plugin folders and the numeric libraries' versions."""
-    h = hashlib.sha256(f"numpy {np.__version__} numba {numba.__version__}".encode())
-    engine = Path(__file__).resolve().parent
-    home = plugins.home()
-    files = sorted(engine.rglob("*.py")) + sorted((home / "algorithms").glob("*.py")) \
-        + sorted((home / "datasets").glob("*.py"))
-    for path in files:
-        h.update(str(path.name).encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()
 
 
 def _file_digest(path: str) -> str:
@@ -50,7 +37,7 @@ def _file_digest(path: str) -> str:
 
 def cell_key(data_digest: str, algorithm: str, params: dict, k: int, seed: int, metrics, options) -> str:
     text = json.dumps([data_digest, algorithm, sorted((str(a), str(b)) for a, b in params.items()), int(k),
-                       int(seed), list(metrics), options or {}, engine_fingerprint(algorithm)], sort_keys=True)
+                       int(seed), list(metrics), options or {}, source_fingerprint()], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

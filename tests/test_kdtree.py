@@ -31,22 +31,19 @@ def _reference(Z, free, member_ids):
 
 class Tree:
     def __init__(self, Z, ids):
-        (self.P, self.rec, self.leaf_of, self.start, self.end, self.left, self.right, self.parent,
-         self.lo, self.hi, self.count, self.alive) = K.kd_build(Z, ids)
+        labels = np.zeros(len(Z), dtype=np.int64)
+        labels[ids] = -1
         self.pos = np.full(len(Z), -1, dtype=np.int64)
-        K.kd_positions(self.rec, self.pos)
-        self.c = np.empty(Z.shape[1])
-        self.stack = np.empty(self.start.size, dtype=np.int64)
-        self.bounds = np.empty(self.start.size)
+        self.T = K.kd_remaining(Z, labels, -1, self.pos)
+        self.rec, self.count = self.T[1], self.T[10]
+        self.KS = K.kd_scratch(self.T)
 
     def delete(self, r):
-        K.kd_delete(self.pos[r], self.leaf_of, self.parent, self.count, self.alive)
+        K.kd_delete(self.T, self.pos[r])
 
     def nearest(self, member_ids):
         members = np.array([self.pos[r] for r in member_ids], dtype=np.int64)
-        i = K.kd_nearest_to_group(self.P, self.rec, self.start, self.end, self.left, self.right, self.lo,
-                                  self.hi, self.count, self.alive, members, len(members), self.c,
-                                  self.stack, self.bounds)
+        i = K.kd_nearest_to_group(self.T, members, len(members), self.KS)
         return int(self.rec[i]) if i >= 0 else -1
 
 
@@ -99,3 +96,20 @@ def test_a_tree_over_a_subset_answers_only_from_that_subset():
     tree = Tree(Z, ids)
     assert sorted(tree.rec.tolist()) == ids.tolist()
     assert tree.count[0] == ids.size
+
+
+@pytest.mark.parametrize("tail_group, fixed", [(True, False), (False, False), (True, True)])
+def test_cbfs_finds_the_same_groups_with_and_without_the_tree(tail_group, fixed):
+    """CBFS switches to the tree above a size (K.tree_pays); both ways must give the same partition."""
+    import sys
+
+    from mabench import plugins
+
+    cbfs = sys.modules[plugins.algorithm("cbfs").run.__module__]
+    rng = np.random.default_rng(23)
+    data = (rng.standard_normal((3000, 6)), rng.integers(0, 5, size=(2000, 3)).astype(np.float64))
+    for Z in data:
+        for k in (3, 4, 7):
+            by_pass = cbfs.cbfs_labels(Z, k, tail_group, fixed, False)
+            by_tree = cbfs.cbfs_labels(Z, k, tail_group, fixed, True)
+            assert np.array_equal(by_pass, by_tree)

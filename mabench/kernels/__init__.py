@@ -30,7 +30,14 @@ import os
 # Read by the OpenMP runtime when the threading layer starts, so it is set before.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+import numba  # noqa: E402
 from numba.np.ufunc.parallel import _launch_threads  # noqa: E402
+
+from ..fingerprint import numba_cache_dir  # noqa: E402
+
+# Compiled kernels are cached per source fingerprint (mabench/fingerprint.py says why); set before
+# any kernel is decorated, since Numba reads it then.
+numba.config.CACHE_DIR = numba_cache_dir()
 
 # Start Numba's threading layer before any cached kernel is loaded. A cached
 # kernel that calls a parallel one references the scheduler's symbols
@@ -45,7 +52,7 @@ from .groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
 from .hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
 from .mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
 from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
-from .nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
+from .nearest import farthest_group, group_around, group_around_kd, label_rest, take_nearest  # noqa: E402
 from .localsearch import (EPS, apply_move, best_change, dissolve, group_state, move_swap_descent,  # noqa: E402
                           nearest_groups, perturb, r1, r2, r3, swap_cost, total_sse)
 from .icsm import (complex_heuristic, grow_update, group_scores, group_scores_fast, simple_heuristic, slide_update, tour,  # noqa: E402
@@ -55,7 +62,7 @@ from .farpair import far_partners, far_refresh, most_distant_pair  # noqa: E402
 from .tfrp import reference_points, two_reference_labels  # noqa: E402
 from .density import density_labels, knn_spread  # noqa: E402
 from .refine import dissolve_reassign  # noqa: E402
-from .kdtree import kd_build, kd_delete, kd_nearest_to_group, kd_positions  # noqa: E402
+from .kdtree import kd_build, kd_delete, kd_nearest_to_group, kd_remaining, kd_scratch, tree_pays  # noqa: E402
 from .pairs import count_close_pairs, distance_range, fill_close_pairs, transposed  # noqa: E402
 from .swap import EPS as SWAP_EPS  # noqa: E402
 from .swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
@@ -65,7 +72,7 @@ from .select import add_member, nearest_slots  # noqa: E402
 __all__ = [
     "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",
     "add_member", "argmax_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
-    "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "nearest_slots", "scratch", "sqdist",
+    "forget", "group_around", "group_around_kd", "group_means", "label_rest", "load_point", "mdav_labels", "nearest_slots", "scratch", "sqdist",
     "sse", "take_nearest", "work_buffer",
     "SEQ_CHAIN", "SEQ_CREATION", "SEQ_ENDS", "hm_labels", "path_labels", "prefix_sums", "segment_sse", "sequence_of_groups", "shortest_path",
     "farthest_from_centroid", "farthest_from_record", "npn_order", "prim_mst",
@@ -75,7 +82,7 @@ __all__ = [
     "window_costs",
     "far_partners", "far_refresh", "most_distant_pair", "reference_points", "two_reference_labels",
     "density_labels", "knn_spread", "dissolve_reassign",
-    "argmin_alive", "kd_build", "kd_delete", "kd_nearest_to_group", "kd_positions",
+    "argmin_alive", "kd_build", "kd_delete", "kd_nearest_to_group", "kd_remaining", "kd_scratch", "tree_pays",
     "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
     "SWAP_EPS", "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
     "kward_sorted", "kwr_sorted", "ward_increase", "ward_merge", "ward_merge_diagonal",

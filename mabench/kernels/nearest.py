@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from numba import njit
 
+import numpy as np
+
 from .buffer import forget
 from .distances import distances_from, load_point
+from .kdtree import kd_delete, kd_nearest_to_group
 
 @njit(cache=True)
 def take_nearest(dist, alive, ids, m, seed, k, labels, label, top_d, top_i):
@@ -81,3 +84,33 @@ def farthest_group(W, ids, alive, m, c, k, labels, g, S):
     load_point(W, r, S[1])
     s = distances_from(W, alive, m, S[1], S)
     return _take(W, alive, ids, m, r, k, labels, g, S), s
+
+
+@njit(cache=True)
+def group_around_kd(W, ids, alive, m, seed, k, labels, g, S, T, pos, KS):
+    """:func:`group_around` answered by the k-d tree ``T`` (kernels/kdtree.py) instead of a pass.
+
+    The k-1 nearest are taken one at a time (nearest alive to the seed, then the next), which is
+    the (distance, id) order of :func:`take_nearest`, with distances summed in the same order:
+    the group and the order its members leave the running sums are the same bits. ``T`` must hold
+    exactly the alive records; ``pos`` maps record id -> tree position. Returns the group size.
+    """
+    r = ids[seed]
+    members = S[4]
+    members[0] = pos[r]
+    kd_delete(T, pos[r])
+    alive[seed] = False
+    labels[r] = g
+    forget(W, seed, S[7])
+    size = 1
+    while size < k:
+        i = kd_nearest_to_group(T, members, 1, KS)
+        if i < 0:
+            break
+        kd_delete(T, i)
+        slot = np.searchsorted(ids[:m], T[1][i])  # slots keep record order
+        alive[slot] = False
+        labels[ids[slot]] = g
+        forget(W, slot, S[7])
+        size += 1
+    return size
