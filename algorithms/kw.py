@@ -23,8 +23,8 @@ Speed: the thesis scans the whole group matrix at each merge (O(n³) overall);
 the kernel keeps each row's best partner and gives the same partition.
 """
 
-from mabench.api import Algorithm, Param
-from mabench.kward import PROJECTIONS, run_univariate
+from mabench.api import Algorithm
+from mabench.kward import PROJECTION, run_univariate
 
 
 def run(Z, k, params, rng, raw=None):
@@ -37,8 +37,7 @@ ALGORITHM = Algorithm(
     citation="001_26cfb99743cbb1f3.txt Ch. 3 §3.2-3.3 (Algorithm 2), §3.5.4; docs/algorithms/kward.md",
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
-    params={"projection": Param("none", "1-D axis for multi-column data: none | zs (sum of z-scores) | "
-                                        "fpc (first principal component)", PROJECTIONS)},
+    params={"projection": PROJECTION},
     deterministic=True,
     uses_raw=True,
 )

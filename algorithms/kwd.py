@@ -19,8 +19,8 @@ candidates it invalidates, against kW's O(n) per merge here (O(n²) in the
 thesis's implementation): one power of n less, as in the thesis.
 """
 
-from mabench.api import Algorithm, Param
-from mabench.kward import PROJECTIONS, run_univariate
+from mabench.api import Algorithm
+from mabench.kward import PROJECTION, run_univariate
 
 
 def run(Z, k, params, rng, raw=None):
@@ -33,8 +33,7 @@ ALGORITHM = Algorithm(
     citation="001_26cfb99743cbb1f3.txt Ch. 3 §3.4.1 (Algorithm 3); docs/algorithms/kward.md",
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
-    params={"projection": Param("none", "1-D axis for multi-column data: none | zs (sum of z-scores) | "
-                                        "fpc (first principal component)", PROJECTIONS)},
+    params={"projection": PROJECTION},
     deterministic=True,
     uses_raw=True,
 )

@@ -10,7 +10,7 @@ are micro-aggregated by kWD instead of kW.
 """
 
 from mabench.api import Algorithm, Param
-from mabench.kward import PROJECTIONS, run_univariate
+from mabench.kward import PROJECTION, run_univariate
 
 
 def run(Z, k, params, rng, raw=None):
@@ -24,8 +24,7 @@ ALGORITHM = Algorithm(
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
     params={
-        "projection": Param("none", "1-D axis for multi-column data: none | zs (sum of z-scores) | "
-                                    "fpc (first principal component)", PROJECTIONS),
+        "projection": PROJECTION,
         "theta": Param("dynamic", "split threshold: a positive number (fixed) or dynamic"),
     },
     deterministic=True,

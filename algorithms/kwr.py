@@ -22,7 +22,7 @@ Choices where the thesis is silent or garbled:
 """
 
 from mabench.api import Algorithm, Param
-from mabench.kward import PROJECTIONS, run_univariate
+from mabench.kward import PROJECTION, run_univariate
 
 
 def run(Z, k, params, rng, raw=None):
@@ -30,8 +30,7 @@ def run(Z, k, params, rng, raw=None):
 
 
 PARAMS = {
-    "projection": Param("none", "1-D axis for multi-column data: none | zs (sum of z-scores) | "
-                                "fpc (first principal component)", PROJECTIONS),
+    "projection": PROJECTION,
     "theta": Param("dynamic", "split threshold: a positive number (fixed) or dynamic"),
 }
 

@@ -15,10 +15,13 @@ import time
 
 import numpy as np
 
+from .api import Param
 from .errors import UserError
 from .kernels.ward import kward_sorted, kwr_sorted
 
 PROJECTIONS = ("none", "zs", "fpc")
+PROJECTION = Param("none", "1-D axis for multi-column data: none | zs (sum of z-scores) | "
+                           "fpc (first principal component)", PROJECTIONS)
 
 
 def project(Z: np.ndarray, how: str, who: str, raw: np.ndarray | None = None) -> np.ndarray:
