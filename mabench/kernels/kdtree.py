@@ -195,6 +195,13 @@ def kd_nearest_to_group(T, members, s, KS):
             for i in range(start[v], end[v]):
                 if not alive[i]:
                     continue
+                if s > 1:  # the centroid form first (d operations); exact score only if it can win
+                    near = 0.0
+                    for j in range(d):
+                        u = P[i, j] - c[j]
+                        near += u * u
+                    if (s * near + spread) * (1.0 - SLACK) > best:
+                        continue
                 score = 0.0
                 for t in range(s):
                     q = members[t]
