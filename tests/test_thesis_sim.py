@@ -16,6 +16,7 @@ import pytest
 
 from mabench import data, plugins
 from mabench.errors import UserError
+from mabench.runner import run_cell
 
 SETS = {"fayyoumi_sim1": (8, 5000), "fayyoumi_sim2": (16, 10000), "fayyoumi_sim3": (22, 20000)}
 
@@ -156,6 +157,13 @@ def test_emim_spanning_tree_recovers_random_trees(seed):
     mod = _module()
     values, model = mod.draw(np.random.default_rng(seed), 6000, 10, "random")
     assert _emim_tree(values, 100) == _undirected(model["edges"])
+
+
+def test_emad_run_record_holds_the_learned_tree():
+    rec = run_cell("emad", "fayyoumi_sim1", 3, 4, {"weights": "chi2", "width": "100"}).record
+    learned = {frozenset(int(v) for v in e.split("-")) for e in rec["info"]["tree"].split(";")}
+    assert learned == _undirected(_module().THESIS_TREES[8])
+    assert rec["info"]["subsets"] == "1+3+4;1+3+6"  # the thesis's two possibilities (Table 6.7)
 
 
 # ------------------------------------------------------------------ errors
