@@ -10,14 +10,19 @@ import itertools
 import math
 import sys
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+import yaml
 
-from mabench import data, plugins
+from mabench import data, plugins, published
+from mabench.api import format_params
 from mabench.errors import UserError
 from mabench.runner import run_cell
 
+ROOT = Path(__file__).resolve().parent.parent
 SETS = {"fayyoumi_sim1": (8, 5000), "fayyoumi_sim2": (16, 10000), "fayyoumi_sim3": (22, 20000)}
 
 
@@ -180,3 +185,48 @@ def test_emad_run_record_holds_the_learned_tree():
 def test_bad_parameters_are_user_errors(spec, word):
     with pytest.raises(UserError, match=word):
         data.load(spec, 0)
+
+
+# ------------------------------------------------------------------ registry rows and the default workflow
+def _sim_rows():
+    reg = published.load()
+    return reg[reg["dataset"].isin(list(SETS))].reset_index(drop=True)
+
+
+def test_registry_rows_are_draws_rows_with_their_causes():
+    rows = _sim_rows()
+    assert len(rows) == 82 and (rows["rule"] == "draws").all()
+    assert rows["note"].str.contains("reconstruction").all()
+    copy = rows[rows["table"].isin(["Table 6.5", "Table 6.7"]) & rows["row"].str.startswith("Sim_1")]
+    assert len(copy) == 6 and copy["note"].str.contains("copy error").all()
+    il_rows = rows[rows["metric"] != "n_possibilities"]
+    four = il_rows[il_rows["params"].str.contains("c=[45],", regex=True)
+                   | il_rows["params"].str.contains(r"subset=\d+\+\d+\+\d+\+")]
+    assert len(four) == 12 and four["note"].str.contains("artifact").all()  # Table 6.4 c = 4, 5 and Table 6.6
+    assert not rows.drop(four.index)["note"].str.contains("artifact").any()
+
+
+def test_default_workflow_covers_every_row_but_the_costly_exhaustive_ones():
+    """The registry matched against one fake result per configured cell (the workflow's own params strings)."""
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    algos, gens = plugins.algorithms(), plugins.generators()
+    records = []
+    for ds_id, entry in cfg["datasets"].items():
+        name, params = data.parse_spec(entry["spec"])
+        if name not in SETS:
+            continue
+        assert entry.get("draws", 1) >= 2 and entry["k"] == [3], ds_id
+        ds_params = format_params(gens[name].resolve(params))
+        for algo_id in entry["algorithms"]:
+            a = cfg["algorithms"][algo_id]
+            resolved = algos[a["algorithm"]].resolve({k: str(v) for k, v in (a.get("params") or {}).items()})
+            for seed in (1, 2):
+                records.append(dict(algorithm=a["algorithm"], params=format_params(resolved), dataset=name,
+                                    dataset_params=ds_params, k=3, seed=seed, il=50.0 + seed, il_min=40.0 + seed,
+                                    il_max=60.0 + seed, il_avg=50.0 + seed, n_possibilities=2.0))
+    out = published.compare(_sim_rows(), pd.DataFrame(records))
+    left_out = out["note"].str.contains("left out of the default workflow")
+    assert left_out.sum() == 12
+    assert (out.loc[left_out, "verdict"] == "not run").all()
+    assert (out.loc[~left_out, "verdict"] != "not run").all()
+    assert (out.loc[~left_out, "n_draws"] == 2).all()
