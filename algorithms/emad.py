@@ -33,7 +33,8 @@ closest to the printed numbers):
   points over 19 printed three-variable rows), ``cbfs`` (the Ch. 4 MDAV,
   centroid of the remaining records: 0.16) or ``mdav`` (MDAV-generic: 0.25).
 
-Run record: ``ranking`` (variable:degree, best first), ``subsets`` (every
+Run record: ``tree`` (the maximum spanning tree's edges, 1-based ``i-j`` with
+i < j, ';'-separated), ``ranking`` (variable:degree, best first), ``subsets`` (every
 tied possibility, ';'-separated), ``il_subsets`` (their IL), ``chosen``; in
 exhaustive mode ``n_subsets``, ``il_min``, ``il_max``, ``il_avg``, ``argmin``,
 ``argmax``.
@@ -215,7 +216,8 @@ def run(Z, k, params, rng, raw=None):
         labels = mat_labels(Z, cols, k, params["mat"])
         results.append((il_all(Z, labels), cols, labels))
     chosen = min(results, key=lambda t: t[0]) if params["pick"] == "min" else results[0]
-    info = {"ranking": ",".join(f"{v + 1}:{deg}" for v, deg in ranking),
+    info = {"tree": ";".join(f"{i + 1}-{j + 1}" for i, j in sorted(tree)),
+            "ranking": ",".join(f"{v + 1}:{deg}" for v, deg in ranking),
             "subsets": ";".join(_names(cols) for cols in subsets),
             "il_subsets": ";".join(f"{v:.4f}" for v, _, _ in results),
             "n_possibilities": len(subsets),

@@ -1,4 +1,4 @@
-"""Synthetic generators (datasets/icsm.py, datasets/thesis.py): determinism, shapes, ranges, structure."""
+"""Synthetic generators (datasets/icsm.py, datasets/thesis.py, datasets/thesis_ch6.py): determinism, shapes, ranges, structure."""
 
 from __future__ import annotations
 
@@ -28,6 +28,10 @@ SMALL = {
     "normal": "normal[n=200,d=5]",
     "uniform_si": "uniform_si[n=240,d=6]",
     "normal_si": "normal_si[n=240,d=6]",
+    "fayyoumi_sim1": "fayyoumi_sim1[n=200]",
+    "fayyoumi_sim2": "fayyoumi_sim2[n=200,tree=random]",
+    "fayyoumi_sim3": "fayyoumi_sim3[n=200]",
+    "dtree": "dtree[n=150,d=6]",
 }
 
 
