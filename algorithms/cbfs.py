@@ -42,6 +42,9 @@ def cbfs_labels(Z, k, tail_group, fixed_centroid, use_tree):
     T = K.kd_remaining(Z, labels if use_tree else np.zeros(0, dtype=np.int64), K.UNASSIGNED, pos)
     KS = K.kd_scratch(T)
     built = n
+    K.distances_from(W, alive, m, c_fixed, S)
+    seeds = np.argsort(-S[2][:n], kind="mergesort")  # decreasing distance to c_fixed, ties to the lowest id
+    nxt = 0
     left = n
     g = 0
     stop = 2 * k if tail_group else k
@@ -51,7 +54,12 @@ def cbfs_labels(Z, k, tail_group, fixed_centroid, use_tree):
             if 4 * left < 3 * built:  # rebuilt on the remaining records: the boxes shrink with them
                 T = K.kd_remaining(Z, labels, K.UNASSIGNED, pos)
                 built = left
-            r = K.distances_from(W, alive, m, c_fixed if fixed_centroid else c_now, S)
+            if fixed_centroid:  # the farthest from a fixed point: the next in one precomputed order
+                while labels[seeds[nxt]] != K.UNASSIGNED:
+                    nxt += 1
+                r = np.searchsorted(ids[:m], seeds[nxt])
+            else:
+                r = K.distances_from(W, alive, m, c_now, S)
             left -= K.group_around_kd(W, ids, alive, m, r, k, labels, g, S, T, pos, KS)
         else:
             left -= K.farthest_group(W, ids, alive, m, c_fixed if fixed_centroid else c_now, k, labels, g, S)[0]
@@ -61,7 +69,8 @@ def cbfs_labels(Z, k, tail_group, fixed_centroid, use_tree):
 
 
 def run(Z, k, params, rng):
-    return cbfs_labels(Z, k, params["tail"] == "group", params["centroid"] == "fixed", K.tree_pays(*Z.shape))
+    fixed = params["centroid"] == "fixed"
+    return cbfs_labels(Z, k, params["tail"] == "group", fixed, K.tree_pays(*Z.shape, passes_left=0 if fixed else 1))
 
 
 ALGORITHM = Algorithm(
