@@ -43,6 +43,39 @@ def tree_pays(n: int, d: int, passes_left: int = 1) -> bool:
 
 
 @njit(cache=True)
+def _select(Z, rec, lo, hi, kth, dim):
+    """Reorder rec[lo:hi] so that keys Z[rec[i], dim] before ``kth`` are <= and after it >= its key
+    (Hoare quickselect, median-of-three pivot; equal keys are split evenly). Any split is correct:
+    boxes are measured from the records that land in them."""
+    left = lo
+    right = hi - 1
+    while right > left:
+        a = Z[rec[left], dim]
+        b = Z[rec[(left + right) // 2], dim]
+        c = Z[rec[right], dim]
+        pivot = max(min(a, b), min(max(a, b), c))
+        i = left
+        j = right
+        while i <= j:
+            while Z[rec[i], dim] < pivot:
+                i += 1
+            while Z[rec[j], dim] > pivot:
+                j -= 1
+            if i <= j:
+                t = rec[i]
+                rec[i] = rec[j]
+                rec[j] = t
+                i += 1
+                j -= 1
+        if kth <= j:
+            right = j
+        elif kth >= i:
+            left = i
+        else:
+            break
+
+
+@njit(cache=True)
 def kd_build(Z, ids):
     """Tree over the rows ``ids`` of Z (n, d) (record ids, ascending).
 
@@ -95,14 +128,8 @@ def kd_build(Z, ids):
             for i in range(s, e):
                 leaf_of[i] = v
             continue
-        keys = np.empty(e - s)
-        for i in range(s, e):
-            keys[i - s] = Z[rec[i], split]
-        order = np.argsort(keys, kind="mergesort")
-        part = rec[s:e].copy()
-        for i in range(e - s):
-            rec[s + i] = part[order[i]]
         mid = (s + e) // 2
+        _select(Z, rec, s, e, mid, split)
         for child, cs, ce in ((nodes, s, mid), (nodes + 1, mid, e)):
             start[child] = cs
             end[child] = ce
