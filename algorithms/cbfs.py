@@ -51,7 +51,10 @@ def cbfs_labels(Z, k, tail_group, fixed_centroid, use_tree):
     while left >= stop:
         m = K.centroid(W, ids, alive, m, left, S[7], c_now)
         if use_tree:  # same groups, found by a k-d tree instead of a second pass (K.tree_pays)
-            if 4 * left < 3 * built:  # rebuilt on the remaining records: the boxes shrink with them
+            # rebuilt on the remaining records so the boxes shrink with them; without a pass per group
+            # a rebuild costs relatively more, so the fixed-centroid path rebuilds less often (measured:
+            # 20,000 x 3 0.074 s at 3/4 left, 0.038 s at 1/2; 100,000 x 10 with a pass 14.9 s vs 18.6 s)
+            if (2 * left < built) if fixed_centroid else (4 * left < 3 * built):
                 T = K.kd_remaining(Z, labels, K.UNASSIGNED, pos)
                 built = left
             if fixed_centroid:  # the farthest from a fixed point: the next in one precomputed order
