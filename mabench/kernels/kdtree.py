@@ -33,7 +33,7 @@ def tree_pays(n: int, d: int, passes_left: int = 1) -> bool:
     ``passes_left``: full passes per group that remain anyway (CBFS: 1 for the farthest from the
     moving centroid, 0 when that centroid is fixed and the seeds come in one precomputed order).
     Measured with CBFS, 1 thread, one pass left: 4,800 x 16 0.036 s by passes vs 0.21 s by tree,
-    30,000 x 10 1.21 vs 1.19 s, 100,000 x 10 17.4 vs 11.9 s. No pass left (20,000 x 3: 0.32 vs 0.083 s;
+    30,000 x 10 1.21 vs 1.19 s, 100,000 x 10 17.4 vs 11.9 s. No pass left (20,000 x 3: 0.32 vs 0.038 s;
     5,000 x 3: 0.021 vs 0.016 s; 2,000 x 3: 0.004 vs 0.005 s; 20,000 x 12: 0.53 vs 0.72 s).
     In many dimensions the boxes stop pruning.
     """
