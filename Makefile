@@ -29,8 +29,9 @@ record-time:
 	$(BIN)/python -c "import json, pathlib; from mabench import timing; \
 	timing.append(json.loads(pathlib.Path('results/timing.json').read_text()), pathlib.Path('docs/workflow-time.csv'))"
 
+# Two workers (CI has 2 cores), one test file per worker at a time so module fixtures are built once.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest -m bench --benchmark-enable tests/benchmarks
