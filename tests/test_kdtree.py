@@ -72,12 +72,15 @@ def _grow_everything(Z, ids, k, rng):
     return answers
 
 
-@settings(max_examples=25, deadline=None)
-@given(n=st.integers(1, 400), d=st.integers(1, 4), values=st.integers(1, 6), k=st.integers(2, 5),
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 400), d=st.integers(1, 4), values=st.integers(1, 6), k=st.integers(2, 12),
        seed=st.integers(0, 2**32 - 1))
 def test_nearest_to_group_equals_numpy_scan_on_tied_data(n, d, values, k, seed):
     rng = np.random.default_rng(seed)
     Z = rng.integers(0, values, size=(n, d)).astype(np.float64)
+    # z-scored, as the engine runs it: duplicates whose coordinates (and the members' mean) are not
+    # exact binary fractions, so a duplicate's score is 0 while the centroid form rounds above 0
+    Z = (Z - Z.mean(axis=0)) / np.where(Z.std(axis=0) > 0, Z.std(axis=0), 1.0)
     _grow_everything(Z, np.arange(n), k, rng)
 
 

@@ -14,7 +14,8 @@ per-node alive count.
 Exactness: each candidate's score is computed exactly as the full pass computes
 it (per member, the squared differences summed in attribute order; the members'
 sums added in member order), and ties go to the lowest record id. The bound only
-decides which boxes are opened, with a relative slack far above rounding error,
+decides which boxes are opened, with a slack far above rounding error (relative, plus an absolute
+term for exact duplicates, whose score is 0),
 so the answer is bit for bit the full pass's answer (tests/test_kdtree.py).
 """
 
@@ -24,7 +25,9 @@ import numpy as np
 from numba import njit
 
 LEAF = 16          # records per leaf (8 and 32 measured the same on 100k x 10)
-SLACK = 1e-9       # relative slack on the box bound (rounding error is ~1e-15 relative)
+SLACK = 1e-9       # relative slack on the bounds (rounding error is ~1e-15 relative) ...
+TINY = 1e-12       # ... plus an absolute one, scaled by the members' magnitude: a duplicate of every
+                   # member scores exactly 0 while the centroid form, with a rounded mean, stays above 0
 
 
 def tree_pays(n: int, d: int, passes_left: int = 1) -> bool:
@@ -209,6 +212,10 @@ def kd_nearest_to_group(T, members, s, KS):
         for j in range(d):
             u = P[members[t], j] - c[j]
             spread += u * u
+    cc = 0.0
+    for j in range(d):
+        cc += c[j] * c[j]
+    tol = TINY * (spread + s * (1.0 + cc))
     best = np.inf
     best_i = -1
     best_r = -1
@@ -220,7 +227,7 @@ def kd_nearest_to_group(T, members, s, KS):
     while sp > 0:
         sp -= 1
         v = stack[sp]
-        if count[v] == 0 or bounds[sp] * (1.0 - SLACK) > best:
+        if count[v] == 0 or bounds[sp] * (1.0 - SLACK) - tol > best:
             continue
         a = left[v]
         if a < 0:
@@ -232,7 +239,7 @@ def kd_nearest_to_group(T, members, s, KS):
                     for j in range(d):
                         u = P[i, j] - c[j]
                         near += u * u
-                    if (s * near + spread) * (1.0 - SLACK) > best:
+                    if (s * near + spread) * (1.0 - SLACK) - tol > best:
                         continue
                 score = 0.0
                 for t in range(s):
