@@ -42,8 +42,7 @@ def cbfs_labels(Z, k, tail_group, fixed_centroid, use_tree):
     T = K.kd_remaining(Z, labels if use_tree else np.zeros(0, dtype=np.int64), K.UNASSIGNED, pos)
     KS = K.kd_scratch(T)
     built = n
-    K.distances_from(W, alive, m, c_fixed, S)
-    seeds = np.argsort(-S[2][:n], kind="mergesort")  # decreasing distance to c_fixed, ties to the lowest id
+    seeds = K.farthest_first(W, alive, m, c_fixed, S) if use_tree and fixed_centroid else np.empty(0, dtype=np.int64)
     nxt = 0
     left = n
     g = 0
@@ -58,8 +57,7 @@ def cbfs_labels(Z, k, tail_group, fixed_centroid, use_tree):
                 T = K.kd_remaining(Z, labels, K.UNASSIGNED, pos)
                 built = left
             if fixed_centroid:  # the farthest from a fixed point: the next in one precomputed order
-                while labels[seeds[nxt]] != K.UNASSIGNED:
-                    nxt += 1
+                nxt = K.next_unassigned(seeds, labels, nxt)
                 r = np.searchsorted(ids[:m], seeds[nxt])
             else:
                 r = K.distances_from(W, alive, m, c_now, S)

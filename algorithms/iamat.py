@@ -58,9 +58,8 @@ def iamat_labels(Z, k, recompute_mu):
     c = S[0]
     for j in range(d):
         c[j] = S[7][j] / n
-    K.distances_from(W, free, m, c, S)
     # fixed μ: seeds in order of decreasing distance to the mean of all records, ties to the lowest id
-    seeds = np.argsort(-S[2][:n], kind="mergesort")
+    seeds = K.farthest_first(W, free, m, c, S) if not recompute_mu else np.empty(0, dtype=np.int64)
     left_n = n
     g = 0
     nxt = 0
@@ -72,8 +71,7 @@ def iamat_labels(Z, k, recompute_mu):
             m = K.centroid(W, ids, free, m, left_n, S[7], c)  # compacts the buffer now and then
             r = ids[K.distances_from(W, free, m, c, S)]
         else:
-            while labels[seeds[nxt]] != K.UNASSIGNED:
-                nxt += 1
+            nxt = K.next_unassigned(seeds, labels, nxt)
             r = seeds[nxt]
         size = 0
         while r >= 0:

@@ -47,7 +47,7 @@ numba.config.CACHE_DIR = numba_cache_dir()
 _launch_threads()
 
 from .buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, work_buffer  # noqa: E402
-from .distances import argmax_alive, argmin_alive, distances_from, load_point, sqdist  # noqa: E402
+from .distances import argmax_alive, argmin_alive, distances_from, farthest_first, load_point, next_unassigned, sqdist  # noqa: E402
 from .groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
 from .hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
 from .mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
@@ -71,7 +71,7 @@ from .select import add_member, nearest_slots  # noqa: E402
 
 __all__ = [
     "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",
-    "add_member", "argmax_alive", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
+    "add_member", "argmax_alive", "farthest_first", "next_unassigned", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
     "forget", "group_around", "group_around_kd", "group_means", "label_rest", "load_point", "mdav_labels", "nearest_slots", "scratch", "sqdist",
     "sse", "take_nearest", "work_buffer",
     "SEQ_CHAIN", "SEQ_CREATION", "SEQ_ENDS", "hm_labels", "path_labels", "prefix_sums", "segment_sse", "sequence_of_groups", "shortest_path",

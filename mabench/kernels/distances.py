@@ -6,9 +6,10 @@ column in attribute order (argmin/argmax are those of the Euclidean distance).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit, prange
 
-from .buffer import BLOCK, PARALLEL_MIN
+from .buffer import BLOCK, PARALLEL_MIN, UNASSIGNED
 
 @njit(cache=True)
 def _sqdist_block(W, lo, hi, p, out, alive, best_v, best_i, b):
@@ -97,3 +98,19 @@ def argmin_alive(vals, alive, m):
 def distances_from(W, alive, m, p, S):
     """Distances of the first m slots to p (into S's buffer); return the farthest alive slot."""
     return sqdist(W, m, p, S[2], alive, S[5], S[6])
+
+
+@njit(cache=True)
+def farthest_first(W, alive, m, c, S):
+    """Slots 0..m-1 by decreasing distance to ``c``, ties to the lowest slot: the seed order of a
+    method whose centre never moves. Call it on the uncompacted buffer, where slot = record id."""
+    distances_from(W, alive, m, c, S)
+    return np.argsort(-S[2][:m], kind="mergesort")
+
+
+@njit(cache=True)
+def next_unassigned(order, labels, i):
+    """The first position >= i of ``order`` whose record is still unassigned."""
+    while labels[order[i]] != UNASSIGNED:
+        i += 1
+    return i

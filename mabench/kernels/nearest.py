@@ -9,6 +9,7 @@ import numpy as np
 from .buffer import forget
 from .distances import distances_from, load_point
 from .kdtree import kd_delete, kd_nearest_to_group
+from .select import nearest_slots
 
 @njit(cache=True)
 def take_nearest(dist, alive, ids, m, seed, k, labels, label, top_d, top_i):
@@ -17,24 +18,7 @@ def take_nearest(dist, alive, ids, m, seed, k, labels, label, top_d, top_i):
     The seed is always a member, even when duplicates of it tie at distance 0.
     Members are flagged dead and labelled. ``top_d``/``top_i`` are scratch of size >= k.
     """
-    need = k - 1
-    cnt = 0
-    for i in range(m if need > 0 else 0):
-        if not alive[i] or i == seed:
-            continue
-        v = dist[i]
-        if cnt == need and v >= top_d[cnt - 1]:
-            continue  # not better than the current worst kept (ties keep the earlier slot)
-        # insertion into the sorted prefix, after every equal value (stable)
-        pos = cnt if cnt < need else need - 1
-        while pos > 0 and top_d[pos - 1] > v:
-            top_d[pos] = top_d[pos - 1]
-            top_i[pos] = top_i[pos - 1]
-            pos -= 1
-        top_d[pos] = v
-        top_i[pos] = i
-        if cnt < need:
-            cnt += 1
+    cnt = nearest_slots(dist, alive, m, seed, k - 1, top_d, top_i)
     alive[seed] = False
     labels[ids[seed]] = label
     for t in range(cnt):
