@@ -12,7 +12,7 @@ CONFIG ?= config/config.yaml
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e ".[all,test]"
 	touch $(STAMP)
 
 env: $(STAMP)
@@ -20,7 +20,7 @@ env: $(STAMP)
 # results/timing.json: wall and CPU time of the run, jobs, and the share that was not the algorithms'
 # and metrics' own work; `make record-time` appends it to the tracked docs/workflow-time.csv.
 reproduce: $(STAMP)
-	$(BIN)/python -m mabench.timing --out results/timing.json --config $(CONFIG) -- \
+	$(BIN)/python -m mabench.bench.timing --out results/timing.json --config $(CONFIG) -- \
 		$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES) --configfile $(CONFIG)
 	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES) --configfile $(CONFIG) \
 		--report results/report.html
@@ -40,7 +40,7 @@ bench: $(STAMP)
 # installs Debian's slurm-wlm and munge if missing), compared with a local run.
 slurm-test: $(STAMP)
 	bash workflow/slurm/local-cluster.sh
-	$(BIN)/python -m pip install --quiet -e '.[test,slurm]'
+	$(BIN)/python -m pip install --quiet -e '.[all,test,slurm]'
 	$(BIN)/python -m pytest -m slurm tests/test_slurm.py
 
 slurm-stop:

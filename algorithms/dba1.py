@@ -28,7 +28,7 @@ DBA-1 values; the default is the closer one, see docs/algorithms/tfrp_dba.md):
 """
 
 from mabench import kernels as K
-from mabench.api import Algorithm, Param
+from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):

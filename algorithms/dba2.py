@@ -20,7 +20,7 @@ re-split (groups then have no size bound).
 """
 
 from mabench import kernels as K
-from mabench.api import Algorithm, Param
+from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):

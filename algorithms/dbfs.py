@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.api import Algorithm, Param
+from mabench.plugin import Algorithm, Param
 
 
 @njit(cache=True)

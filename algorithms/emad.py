@@ -47,8 +47,8 @@ import itertools
 import numpy as np
 
 from mabench import kernels as K
-from mabench import plugins
-from mabench.api import Algorithm, Param
+from mabench import discovery
+from mabench.plugin import Algorithm, Param
 from mabench.errors import UserError
 
 MATS = ("cbfs_fixed", "cbfs", "mdav")
@@ -156,7 +156,7 @@ def mat_labels(Z: np.ndarray, cols, k: int, mat: str) -> np.ndarray:
     if mat == "mdav":
         return K.mdav_labels(Zs, k, K.TAIL_3K)
     centroid = "fixed" if mat == "cbfs_fixed" else "remaining"
-    return np.asarray(plugins.algorithm("cbfs").run(Zs, k, {"tail": "group", "centroid": centroid}, None))
+    return np.asarray(discovery.algorithm("cbfs").run(Zs, k, {"tail": "group", "centroid": centroid}, None))
 
 
 def il_all(Z: np.ndarray, labels: np.ndarray) -> float:

@@ -19,7 +19,7 @@ or use ``mhm`` for the multivariate heuristic.
 import numpy as np
 
 from mabench import kernels as K
-from mabench.api import Algorithm
+from mabench.plugin import Algorithm
 from mabench.errors import UserError
 
 

@@ -28,12 +28,13 @@ Choices where the paper is ambiguous (each a parameter):
   (``restarts=0`` with a budget = restarts until the budget is spent).
 """
 
-from mabench import search
-from mabench.api import Algorithm, Param
+from mabench import discovery
+from mabench.kernels import search
+from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):
-    labels, _ = search.initial_partition(Z, k, params["init"], params["init_params"], rng)
+    labels, _ = discovery.initial_partition(Z, k, params["init"], params["init_params"], rng)
     tr = search.Trace(search.sst(Z))
     st = search.State(Z, labels, k, 2 * k - 1)
     il_init = tr.il(st.sse)
@@ -62,7 +63,7 @@ ALGORITHM = Algorithm(
     title="ICSM (MDAV + SimpleHeuristic / Tour2Assignment / ComplexHeuristic local search)",
     citation="003_58f0e37d459aa4df.txt §4.1 (Algorithms 2-4), §4.2 (Algorithm 5), §5.3 (Table 4); docs/algorithms/icsm.md",
     run=run,
-    max_group_size=lambda k, params: search.init_bound(k, params),
+    max_group_size=lambda k, params: discovery.init_bound(k, params),
     params={
         "init": Param("mdav", "algorithm whose partition is improved (any plugin)"),
         "init_params": Param("tail=2k", "parameters of init, ';'-separated (default: ICSM's Alg. 1 MDAV)"),

@@ -23,8 +23,8 @@ Speed: the thesis scans the whole group matrix at each merge (O(n³) overall);
 the kernel keeps each row's best partner and gives the same partition.
 """
 
-from mabench.api import Algorithm
-from mabench.kward import PROJECTION, run_univariate
+from mabench.plugin import Algorithm
+from mabench.kernels.kward import PROJECTION, run_univariate
 
 
 def run(Z, k, params, rng, raw=None):

@@ -19,8 +19,8 @@ candidates it invalidates, against kW's O(n) per merge here (O(n²) in the
 thesis's implementation): one power of n less, as in the thesis.
 """
 
-from mabench.api import Algorithm
-from mabench.kward import PROJECTION, run_univariate
+from mabench.plugin import Algorithm
+from mabench.kernels.kward import PROJECTION, run_univariate
 
 
 def run(Z, k, params, rng, raw=None):

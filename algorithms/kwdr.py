@@ -9,8 +9,8 @@ Same recursion, threshold, split rule and run-record fields as ``kwr``
 are micro-aggregated by kWD instead of kW.
 """
 
-from mabench.api import Algorithm, Param
-from mabench.kward import PROJECTION, run_univariate
+from mabench.plugin import Algorithm, Param
+from mabench.kernels.kward import PROJECTION, run_univariate
 
 
 def run(Z, k, params, rng, raw=None):

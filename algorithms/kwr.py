@@ -21,8 +21,8 @@ Choices where the thesis is silent or garbled:
   ``structure`` ("(" + children + ")" for a split, "()" for a leaf).
 """
 
-from mabench.api import Algorithm, Param
-from mabench.kward import PROJECTION, run_univariate
+from mabench.plugin import Algorithm, Param
+from mabench.kernels.kward import PROJECTION, run_univariate
 
 
 def run(Z, k, params, rng, raw=None):

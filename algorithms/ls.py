@@ -10,12 +10,13 @@ Eqs. 3–6) applied one at a time. Restarts follow ICSM §5.3 (Table 4): perturb
 Group sizes stay in [k, 2k−1]. Details: docs/algorithms/icsm.md.
 """
 
-from mabench import search
-from mabench.api import Algorithm, Param
+from mabench import discovery
+from mabench.kernels import search
+from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):
-    labels, _ = search.initial_partition(Z, k, params["init"], params["init_params"], rng)
+    labels, _ = discovery.initial_partition(Z, k, params["init"], params["init_params"], rng)
     tr = search.Trace(search.sst(Z))
     st = search.State(Z, labels, k, 2 * k - 1)
     il_init = tr.il(st.sse)
@@ -40,7 +41,7 @@ ALGORITHM = Algorithm(
     title="Move/swap local search with perturbation restarts (baseline improver)",
     citation="003_58f0e37d459aa4df.txt §4.1 (exchange and migration constraints), §5.3 (Table 4 restarts); docs/algorithms/icsm.md",
     run=run,
-    max_group_size=lambda k, params: search.init_bound(k, params),
+    max_group_size=lambda k, params: discovery.init_bound(k, params),
     params={
         "init": Param("mdav", "algorithm whose partition is improved (any plugin)"),
         "init_params": Param("tail=2k", "parameters of init, ';'-separated"),

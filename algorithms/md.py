@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.api import Algorithm
+from mabench.plugin import Algorithm
 
 
 @njit(cache=True)

@@ -27,7 +27,7 @@ them is added.
 """
 
 from mabench import kernels
-from mabench.api import SCALES, Algorithm, Param
+from mabench.plugin import SCALES, Algorithm, Param
 
 _TAILS = {"3k": kernels.TAIL_3K, "2k": kernels.TAIL_2K}
 

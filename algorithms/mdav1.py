@@ -14,7 +14,7 @@ cell). Ties go to the lowest record index.
 """
 
 from mabench import kernels
-from mabench.api import Algorithm
+from mabench.plugin import Algorithm
 
 
 def run(Z, k, params, rng):

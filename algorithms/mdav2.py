@@ -19,7 +19,7 @@ tried reproduces all 12.
 """
 
 from mabench import kernels as K
-from mabench.api import Algorithm, Param
+from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):

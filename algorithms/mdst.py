@@ -32,8 +32,8 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench import plugins
-from mabench.api import Algorithm, Param
+from mabench import discovery
+from mabench.plugin import Algorithm, Param
 
 
 @njit(cache=True)
@@ -139,7 +139,7 @@ def run(Z, k, params, rng):
     if big.size == 0:
         return labels
     members_of = np.split(np.argsort(tree, kind="stable"), np.cumsum(sizes)[:-1])
-    cbfs = plugins.algorithm("cbfs")
+    cbfs = discovery.algorithm("cbfs")
     next_label = n_trees
     for t in big:
         members = members_of[t]

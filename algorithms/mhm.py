@@ -35,8 +35,8 @@ equal-cost paths the smallest last group.
 import numpy as np
 
 from mabench import kernels as K
-from mabench import plugins
-from mabench.api import Algorithm, Param
+from mabench import discovery
+from mabench.plugin import Algorithm, Param
 
 _SEQ = {"creation": K.SEQ_CREATION, "ends": K.SEQ_ENDS, "chain": K.SEQ_CHAIN}
 
@@ -52,7 +52,7 @@ def ordering(Z, k, params, rng):
     if how == "mdav":
         labels = K.mdav_labels(Z, k, K.TAIL_3K)
     else:
-        other = plugins.algorithm(how)
+        other = discovery.algorithm(how)
         labels = np.asarray(other.run(Z, k, other.resolve({}), rng), dtype=np.int64)
     return K.sequence_of_groups(Z, labels, int(labels.max()) + 1, _SEQ[params["sequence"]])
 

@@ -40,7 +40,7 @@ Ties: lowest record index throughout.
 import numpy as np
 from numba import njit
 
-from mabench.api import Algorithm, Param
+from mabench.plugin import Algorithm, Param
 
 
 @njit(cache=True)

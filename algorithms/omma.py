@@ -63,7 +63,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.api import Algorithm, Param
+from mabench.plugin import Algorithm, Param
 from mabench.errors import UserError
 
 MAX_PAIRS = 1_500_000_000  # 6 GB of int32 partners

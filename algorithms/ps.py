@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.api import SCALES, Algorithm, Param
+from mabench.plugin import SCALES, Algorithm, Param
 
 
 @njit(cache=True)

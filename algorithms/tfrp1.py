@@ -27,7 +27,7 @@ Group sizes: k, except that groups receiving leftovers grow by at most k-1.
 """
 
 from mabench import kernels as K
-from mabench.api import Algorithm, Param
+from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):

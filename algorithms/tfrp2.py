@@ -25,7 +25,7 @@ values; the defaults come closest, see docs/algorithms/tfrp_dba.md):
 """
 
 from mabench import kernels as K
-from mabench.api import Algorithm, Param
+from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mabench.api import Generator, Param
+from mabench.plugin import Generator, Param
 from mabench.errors import UserError
 
 SOURCE = "003_58f0e37d459aa4df.txt (Mortazavi & Jalili 2015, ICSM), §5.1 Configuration Settings"

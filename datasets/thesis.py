@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mabench.api import Generator, Param
+from mabench.plugin import Generator, Param
 from mabench.errors import UserError
 
 SOURCE = "001_26cfb99743cbb1f3.txt (Fayyoumi 2008 thesis), §4.5.1 and §5.4.1 Data Sets"

@@ -51,7 +51,7 @@ from collections import deque
 
 import numpy as np
 
-from mabench.api import Generator, Param
+from mabench.plugin import Generator, Param
 from mabench.errors import UserError
 
 SOURCE = "001_26cfb99743cbb1f3.txt (Fayyoumi 2008 thesis), §6.3.1 Sim_1-Sim_3 and Table 6.1"

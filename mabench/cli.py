@@ -11,7 +11,7 @@ import contextlib
 import json
 import sys
 
-from .errors import EXIT_USAGE, UserError
+from mabench.errors import EXIT_USAGE, UserError
 
 
 EXIT_GATE = 1  # `mabench compare`: a regression gate failed (2 stays "bad input")
@@ -76,17 +76,17 @@ def _check_outputs(outputs: dict[str, str | None], inputs: dict[str, str | None]
 
 
 def cmd_list(args) -> None:
-    from . import data, plugins
+    from mabench import data, discovery
 
     if args.what == "algorithms":
-        for name, algo in sorted(plugins.algorithms().items()):
+        for name, algo in sorted(discovery.algorithms().items()):
             params = ", ".join(f"{p}={v.default}" for p, v in algo.params.items())
             print(f"{name}\t{algo.title}\t{params}\t{algo.citation}")
     else:
-        from . import fetch
+        from mabench.data import fetch
 
         cat = fetch.catalog()
-        gens = plugins.generators()
+        gens = discovery.generators()
         for name in data.names():
             if name in cat:
                 print(f"{name}\tfetched\t{cat[name]['title']}")
@@ -96,9 +96,9 @@ def cmd_list(args) -> None:
 
 
 def cmd_run(args) -> None:
-    from . import io
-    from .metrics import parse_names
-    from .runner import parse_ks, run_cells
+    from mabench import io
+    from mabench.metrics import parse_names
+    from mabench.bench.runner import parse_ks, run_cells
 
     _check_outputs({"--out": args.out, "--json-out": args.json_out}, {"data": args.dataset})
     metrics = parse_names(args.metrics)
@@ -118,23 +118,23 @@ def cmd_run(args) -> None:
 
 
 def cmd_evaluate(args) -> None:
-    from .metrics import parse_names
-    from .runner import evaluate_partition
+    from mabench.metrics import parse_names
+    from mabench.bench.runner import evaluate_partition
 
     _check_outputs({"--json-out": args.json_out}, {"data": args.dataset, "partition": args.partition})
     metrics = parse_names(args.metrics) if args.metrics is not None else None
     record = evaluate_partition(args.dataset, args.partition, args.k, args.seed, metrics, _options(args.option))
     line = _json(record)
     if args.json_out:
-        from . import io
+        from mabench import io
 
         io.write_text(args.json_out, line)
     _PENDING.append(line)
 
 
 def cmd_batch(args) -> None:
-    from . import batch
-    from .metrics import parse_names
+    from mabench.bench import batch
+    from mabench.metrics import parse_names
 
     try:
         plan = json.loads(args.plan)
@@ -150,11 +150,12 @@ def cmd_batch(args) -> None:
 
 
 def cmd_compare(args) -> None:
-    from . import compare, io, plugins, published
+    from mabench.report import compare, published
+    from mabench import discovery, io
 
     baseline, current = compare.read(args.baseline), compare.read(args.current)
     registry = published.load(args.published) if args.published != "none" else None
-    deterministic = {name: algo.deterministic for name, algo in plugins.algorithms().items()}
+    deterministic = {name: algo.deterministic for name, algo in discovery.algorithms().items()}
     changed = [a.strip() for a in (args.changed or "").split(",") if a.strip()]
     result = compare.compare(baseline, current, changed=changed, il_tolerance=args.il_tolerance,
                              time_ratio=args.time_ratio, min_seconds=args.min_seconds, registry=registry,
@@ -172,7 +173,8 @@ def cmd_compare(args) -> None:
 
 
 def cmd_regress(args) -> None:
-    from . import io, regress
+    from mabench import io
+    from mabench.bench import regress
 
     frame = regress.run(args.config, only=args.algorithms)
     io.write_text(args.out, frame.to_csv(index=False))
@@ -180,14 +182,14 @@ def cmd_regress(args) -> None:
 
 
 def cmd_fetch(args) -> None:
-    from . import fetch
+    from mabench.data import fetch
 
     info = fetch.fetch(args.name, args.out, url=args.url, use_vendor=not args.no_vendor)
     _print_json(info)
 
 
 def cmd_prepare(args) -> None:
-    from . import data, io
+    from mabench import data, io
 
     if len(args.dataset) != len(args.out):
         raise UserError(f"give one --out per data set ({len(args.dataset)} data sets, {len(args.out)} --out)")
@@ -208,7 +210,7 @@ def cmd_prepare(args) -> None:
 
 def _raw_files(items: list[str] | None, specs: list[str]) -> dict[str, str]:
     """--raw FILE (one data set) or --raw NAME=FILE (per catalog name) -> {catalog name: file}."""
-    from . import data
+    from mabench import data
 
     out = {}
     for item in items or []:
@@ -224,7 +226,7 @@ def _raw_files(items: list[str] | None, specs: list[str]) -> dict[str, str]:
 
 def _seeds(text: str) -> list[int]:
     """``--seed 7`` or ``--seed 7,8,9``: non-negative integers."""
-    from .seeds import check_seed
+    from mabench.data.seeds import check_seed
 
     out = []
     for item in str(text).split(","):
@@ -237,7 +239,7 @@ def _seeds(text: str) -> list[int]:
 
 
 def cmd_aggregate(args) -> None:
-    from . import aggregate
+    from mabench.report import aggregate
 
     frame = aggregate.collect(args.cells, args.cells_dir, args.benchmarks_dir)
     aggregate.write(frame, args.out, args.root_seed, args.config)
@@ -245,7 +247,8 @@ def cmd_aggregate(args) -> None:
 
 
 def cmd_tables(args) -> None:
-    from . import provenance, published, tables
+    from mabench.bench import provenance
+    from mabench.report import published, tables
 
     results = tables.read_results(args.results)
     registry = published.load(args.published) if args.published else None
@@ -256,7 +259,7 @@ def cmd_tables(args) -> None:
 
 
 def cmd_figures(args) -> None:
-    from . import figures, tables
+    from mabench.report import figures, tables
 
     results = tables.read_results(args.results)
     written = (figures.il_vs_k(results, args.out_dir) + figures.ru_map(results, args.out_dir)
@@ -265,7 +268,7 @@ def cmd_figures(args) -> None:
 
 
 def cmd_best_known(args) -> None:
-    from . import best_known
+    from mabench.report import best_known
 
     if args.action == "verify":
         report, problems = best_known.verify(args.dir)
@@ -289,12 +292,12 @@ def cmd_best_known(args) -> None:
 
 
 def cmd_report(args) -> None:
-    from . import published, report, tables
+    from mabench.report import pages, published, tables
 
     results = tables.read_results(args.results)
     registry = published.load(args.published) if args.published else None
-    pages = report.write_report(results, args.out_dir, registry)
-    _print_json({"pages": [str(p) for p in pages]})
+    pages_written = pages.write_report(results, args.out_dir, registry)
+    _print_json({"pages": [str(p) for p in pages_written]})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -344,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_prepare)
 
     s = sub.add_parser("batch", help="(workflow) run a job's plan: algorithms x draws x k; one file pair per cell")
-    s.add_argument("--plan", required=True, help="JSON plan (see mabench.batch.run_plan)")
+    s.add_argument("--plan", required=True, help="JSON plan (see mabench.bench.batch.run_plan)")
     s.add_argument("--cache-dir", help="cell cache: finished cells are copied from here, never recomputed")
     s.set_defaults(func=cmd_batch, all_or_nothing=False)
 
@@ -446,7 +449,7 @@ class _Interrupts:
     def _watch(self):
         import os
 
-        from . import io
+        from mabench import io
 
         try:
             if not self.reader.recv(1):
@@ -480,7 +483,7 @@ def main(argv=None) -> int:
 
 
 def _main(argv) -> int:
-    from . import io
+    from mabench import io
 
     _PENDING.clear()
     try:
@@ -516,7 +519,7 @@ def _main(argv) -> int:
         sys.stderr.write("mabench: error: not enough memory for this input; try a smaller data set\n")
         return EXIT_USAGE
     except OSError as exc:  # an unforeseen file-system error: still one line, naming the file
-        from .io import os_error
+        from mabench.io import os_error
 
         sys.stderr.write(f"mabench: error: {os_error(exc, exc.filename or '?', 'access')}\n")
         return EXIT_USAGE

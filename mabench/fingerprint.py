@@ -1,6 +1,6 @@
 """One hash of the code that computes results: the engine's sources, the plugin folders, numpy/numba.
 
-It keys the cell cache (:mod:`mabench.batch`) and Numba's on-disk cache (:mod:`mabench.kernels`).
+It keys the cell cache (:mod:`mabench.bench.batch`) and Numba's on-disk cache (:mod:`mabench.kernels`).
 Numba keys a cached function by the time stamp of its own file only: after an edit to a kernel in
 another file, its callers would load machine code with the old kernel inlined. A cache directory
 per fingerprint cannot be stale.
@@ -21,15 +21,11 @@ import numpy as np
 def source_fingerprint() -> str:
     h = hashlib.sha256(f"numpy {np.__version__} numba {numba.__version__}".encode())
     engine = Path(__file__).resolve().parent
-    files = sorted(engine.rglob("*.py"))
-    from . import plugins  # plugins imports nothing numeric
+    # the engine's own sources (in an installed package, the plugins' too: they are subpackages)
+    files = sorted(p for p in engine.rglob("*.py") if p.parent.name not in ("methods", "generators"))
+    from mabench import discovery  # imports nothing numeric
 
-    try:
-        home = plugins.home()
-    except Exception:  # noqa: BLE001  no checkout found: the engine alone (plugins fail later, clearly)
-        home = None
-    if home is not None:
-        files += sorted((home / "algorithms").glob("*.py")) + sorted((home / "datasets").glob("*.py"))
+    files += discovery.plugin_files("algorithms") + discovery.plugin_files("datasets")
     for path in files:
         h.update(path.name.encode())
         h.update(path.read_bytes())

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from .errors import UserError
+from mabench.errors import UserError
 
 __all__ = ["outputs", "Outputs", "atomic_path", "write_text", "write_bytes", "write_parquet", "os_error",
            "partition_csv"]

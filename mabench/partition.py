@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from .errors import UserError
+from mabench.errors import UserError
 
 
 class InvalidPartition(RuntimeError):

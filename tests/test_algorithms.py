@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from mabench import partition, plugins
-from mabench.api import format_params
+from mabench import discovery, partition
+from mabench.plugin import format_params
 from reference_impl import REFERENCE
 
 CONFIGS = [(name, dict(p.split("=") for p in params.split(",")) if params else {})
@@ -16,7 +16,7 @@ CONFIGS = [(name, dict(p.split("=") for p in params.split(",")) if params else {
 
 
 def _run(name, params, Z, k):
-    algo = plugins.algorithm(name)
+    algo = discovery.algorithm(name)
     resolved = algo.resolve(params)
     labels = np.asarray(algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved, np.random.default_rng(0)))
     partition.check(labels, len(Z), k, algo.max_group_size(k, resolved), who=name)
@@ -24,7 +24,7 @@ def _run(name, params, Z, k):
 
 
 def test_every_plugin_declares_its_contract():
-    algos = plugins.algorithms()
+    algos = discovery.algorithms()
     assert {"mdav", "mdav1", "md", "cbfs"} <= set(algos)
     for algo in algos.values():
         assert ".txt" in algo.citation, f"{algo.name} must cite its seed file"

@@ -15,7 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mabench import plugins, published
+from mabench import discovery
+from mabench.report import published
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED_FILE = re.compile(r"\b\d{3}_[0-9a-f]{16}\.txt\b")
@@ -103,7 +104,7 @@ def test_every_registry_note_cites_a_seed_file_and_the_docs():
 
 def test_every_algorithm_citation_names_a_seed_file_and_its_doc():
     problems = []
-    for name, algo in sorted(plugins.algorithms().items()):
+    for name, algo in sorted(discovery.algorithms().items()):
         if not SEED_FILE.search(algo.citation):
             problems.append(f"{name}: citation names no seed file: {algo.citation}")
         if not DOC_REF.search(algo.citation):

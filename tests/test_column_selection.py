@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mabench import data, published
+from mabench import data
+from mabench.report import published
 from mabench.errors import UserError
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from mabench import compare
+from mabench.report import compare
 
 ROOT = Path(__file__).resolve().parent.parent
 PERTURB = '''

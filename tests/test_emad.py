@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from mabench import data, partition, plugins
+from mabench import data, discovery, partition
 from mabench.errors import UserError
-from mabench.runner import run_cell
-from mabench.standardize import zscore
+from mabench.bench.runner import run_cell
+from mabench.data.standardize import zscore
 
 
 # ------------------------------------------------------------------ reference (plain Python/NumPy)
@@ -55,7 +55,7 @@ def ref_select(X, width, kind, c):
 
 def _module():
     """The emad plugin module (its selection steps are plain functions)."""
-    return sys.modules[plugins.algorithm("emad").run.__module__]
+    return sys.modules[discovery.algorithm("emad").run.__module__]
 
 
 def _subsets(info):
@@ -63,7 +63,7 @@ def _subsets(info):
 
 
 def _emad(X, k=3, **params):
-    algo = plugins.algorithm("emad")
+    algo = discovery.algorithm("emad")
     resolved = algo.resolve(params)
     Z = zscore(X)
     labels, info = algo.run(Z, k, resolved, np.random.default_rng(0), raw=np.ascontiguousarray(X, dtype=float))

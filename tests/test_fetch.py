@@ -1,4 +1,4 @@
-"""mabench.fetch: catalog, verified download, vendored copies, catalog tables.
+"""mabench.data.fetch: catalog, verified download, vendored copies, catalog tables.
 
 Downloads are tested against a real HTTP server on 127.0.0.1 (ephemeral port)
 serving a good copy, a corrupted copy, a 404 and a slow response; nothing
@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mabench import data, fetch
+from mabench import data
+from mabench.data import fetch
 from mabench.errors import UserError
 from cli_checks import assert_user_error
 
@@ -221,7 +222,7 @@ def test_damaged_vendored_copy_falls_back_to_url(server, tmp_path, monkeypatch):
     (home / "datasets" / "vendor").mkdir(parents=True)
     (home / "datasets" / "catalog.yaml").write_bytes((ROOT / "datasets" / "catalog.yaml").read_bytes())
     (home / "datasets" / "vendor" / FILE).write_bytes(b"damaged")
-    monkeypatch.setattr(fetch.plugins, "home", lambda: home)
+    monkeypatch.setattr(fetch.resources, "datasets_path", lambda *parts: home.joinpath("datasets", *parts))
     fetch.catalog.cache_clear()
     try:
         info = fetch.fetch(NAME, tmp_path / "a.rda", url=server["good"])

@@ -1,4 +1,4 @@
-"""mabench.figures: figures come from the registry and the results alone (no per-method code)."""
+"""mabench.report.figures: figures come from the registry and the results alone (no per-method code)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mabench import figures, published
+from mabench.report import figures, published
 
 
 @pytest.fixture(scope="module")

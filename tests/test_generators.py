@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mabench import data, plugins
+from mabench import data, discovery
 from mabench.errors import UserError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +36,7 @@ SMALL = {
 
 
 def gen(name):
-    return plugins.generators()[name]
+    return discovery.generators()[name]
 
 
 def draw(name: str, seed: int, **params):
@@ -47,7 +47,7 @@ def draw(name: str, seed: int, **params):
 
 
 def test_all_generators_declared_with_citations():
-    gens = plugins.generators()
+    gens = discovery.generators()
     assert set(SMALL) <= set(gens)
     for name in SMALL:
         g = gens[name]

@@ -9,14 +9,14 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 import reference_hm_mst as ref
-from mabench import data, kernels as K, partition, plugins
+from mabench import data, discovery, kernels as K, partition
 from mabench.errors import UserError
-from mabench.runner import run_cell
-from mabench.standardize import zscore
+from mabench.bench.runner import run_cell
+from mabench.data.standardize import zscore
 
 
 def _run(name, Z, k, **params):
-    algo = plugins.algorithm(name)
+    algo = discovery.algorithm(name)
     resolved = algo.resolve(params)
     labels = np.asarray(algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved, np.random.default_rng(0)))
     partition.check(labels, len(Z), k, algo.max_group_size(k, resolved), who=name)
@@ -214,7 +214,7 @@ def test_published_values_that_reproduce():
 
 def test_default_config_keeps_hm_on_one_column_selections():
     """config/config.yaml: `hm` has on_every_dataset: false, so it never meets multi-column data."""
-    from mabench import regress
+    from mabench.bench import regress
 
     config = regress._config(None)
     placed = {(ds_id, algo_id) for ds_id, _, algo_id, *_ in regress.cells(config)}

@@ -17,9 +17,11 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from mabench import best_known, kernels as K, partition, plugins, search
+from mabench.report import best_known
+from mabench import discovery, kernels as K, partition
+from mabench.kernels import search
 from mabench.cli import main
-from mabench.runner import run_cell
+from mabench.bench.runner import run_cell
 
 
 def sse_np(X):
@@ -251,7 +253,7 @@ def test_improves_any_init_and_rejects_a_search_as_init():
 
 
 def test_max_group_size_follows_the_init():
-    assert plugins.algorithm("icsm").max_group_size(3, plugins.algorithm("icsm").resolve({})) == 5
+    assert discovery.algorithm("icsm").max_group_size(3, discovery.algorithm("icsm").resolve({})) == 5
 
 
 # ------------------------------------------------------------------ best-known registry
@@ -308,7 +310,7 @@ def test_best_known_record_replaces_only_when_lower(tmp_path):
 
 
 def test_anytime_figure_draws_traces_and_points(tmp_path):
-    from mabench import figures
+    from mabench.report import figures
 
     trace = json.dumps({"trace": [[0.0, 17.0], [0.01, 15.5], [0.2, 15.0]], "gain": 11.0})
     frame = pd.DataFrame([

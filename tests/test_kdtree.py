@@ -106,9 +106,9 @@ def test_cbfs_finds_the_same_groups_with_and_without_the_tree(tail_group, fixed)
     """CBFS switches to the tree above a size (K.tree_pays); both ways must give the same partition."""
     import sys
 
-    from mabench import plugins
+    from mabench import discovery
 
-    cbfs = sys.modules[plugins.algorithm("cbfs").run.__module__]
+    cbfs = sys.modules[discovery.algorithm("cbfs").run.__module__]
     rng = np.random.default_rng(23)
     data = (rng.standard_normal((3000, 6)), rng.integers(0, 5, size=(2000, 3)).astype(np.float64))
     for Z in data:

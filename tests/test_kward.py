@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from mabench import data, partition, plugins
+from mabench import data, discovery, partition
 from mabench.errors import UserError
 from mabench.kernels.ward import kward_sorted, kwr_sorted
-from mabench.runner import run_cell
-from mabench.standardize import zscore
+from mabench.bench.runner import run_cell
+from mabench.data.standardize import zscore
 
 
 # ------------------------------------------------------------------ references (plain NumPy)
@@ -128,7 +128,7 @@ def _canon(labels):
 
 
 def _run(name, Z, k, raw=None, **params):
-    algo = plugins.algorithm(name)
+    algo = discovery.algorithm(name)
     resolved = algo.resolve(params)
     out = algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved, np.random.default_rng(0), raw=raw) \
         if algo.uses_raw else algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved, np.random.default_rng(0))
@@ -293,11 +293,11 @@ def test_deterministic_and_projection_required():
     with pytest.raises(UserError, match="theta"):
         _run("kwr", Z, 3, projection="zs", theta="often")
     with pytest.raises(UserError, match="projection"):
-        plugins.algorithm("kw").resolve({"projection": "pca"})
+        discovery.algorithm("kw").resolve({"projection": "pca"})
 
 
 def test_fpc_sign_is_deterministic():
-    from mabench.kward import first_component
+    from mabench.kernels.kward import first_component
 
     Z = zscore(np.random.default_rng(4).standard_normal((50, 3)) @ np.array([[1, 0.5, 0], [0, 1, 0.3], [0, 0, 1]]))
     v = first_component(Z)

@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mabench import plugins
+from mabench import discovery
 from mabench.metrics import EvalContext, evaluate
-from mabench.standardize import zscore
+from mabench.data.standardize import zscore
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = ["AFNLWGT", "AGI", "EMCONTRB", "PTOTVAL", "PEARNVAL", "FICA", "WSALVAL"]  # Var1,2,3,5,10,11,12
@@ -66,7 +66,7 @@ def load_census():
 def census():
     x, columns = load_census()
     z = zscore(x, columns)
-    algo = plugins.algorithms()["cbfs"]
+    algo = discovery.algorithms()["cbfs"]
     out = {}
     for k in (3, 4, 5):
         labels = np.asarray(algo.run(z, k, THESIS_PARAMS, None), dtype=np.int64)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from mabench.metrics import EvalContext, evaluate
 from mabench.metrics import linkage as L
 from mabench.partition import canonical_labels
-from mabench.standardize import zscore
+from mabench.data.standardize import zscore
 
 ALL = ["il", "m1", "m2", "m3", "m4", "m5", "g_il", "dld", "rld", "id", "g_dr", "si", "sdid", "il1s"]
 COUNTS = ["dld", "rld", "id", "sdid"]  # ratios of integer counts: compared exactly

@@ -22,7 +22,7 @@ import pytest
 from mabench.errors import UserError
 from mabench.metrics import REGISTRY, EvalContext, evaluate
 from mabench.partition import canonical_labels
-from mabench.standardize import zscore
+from mabench.data.standardize import zscore
 
 # --------------------------------------------------------------------------- references
 

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from mabench import partition, plugins
+from mabench import discovery, partition
 from mabench.errors import UserError
-from mabench.runner import run_cell, split_output
+from mabench.bench.runner import run_cell, split_output
 from reference_impl import _Sums
 
 EPS = 1e-9
@@ -191,7 +191,7 @@ def iamat_literal(Z, k):
 
 # ------------------------------------------------------------------ helpers
 def _algo_run(name, Z, k, params=None, seed=0):
-    algo = plugins.algorithm(name)
+    algo = discovery.algorithm(name)
     resolved = algo.resolve(params or {})
     labels, info = split_output(algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved,
                                          np.random.default_rng(seed)))
@@ -257,7 +257,7 @@ def test_iamat_group_sizes_and_mu_parameter():
     recomputed, _ = _algo_run("iamat", Z, 4, {"mu": "recomputed"})
     assert not _same(fixed, recomputed)
     with pytest.raises(UserError):
-        plugins.algorithm("iamat").resolve({"mu": "median"})
+        discovery.algorithm("iamat").resolve({"mu": "median"})
 
 
 # ------------------------------------------------------------------ OMMA
@@ -287,9 +287,9 @@ def test_omma_matches_reference_on_continuous_data(params):
 def test_omma_groups_have_exactly_k_and_sse_never_increases():
     from mabench import kernels as K
 
-    omma_mod = __import__(plugins.algorithm("omma").run.__module__, fromlist=["omma"])
+    omma_mod = __import__(discovery.algorithm("omma").run.__module__, fromlist=["omma"])
     Z = np.random.default_rng(9).standard_normal((240, 5))
-    params = plugins.algorithm("omma").resolve({})
+    params = discovery.algorithm("omma").resolve({})
     for k in (2, 3, 4, 6, 8):
         labels, info, history = omma_mod.omma(Z, k, params, np.random.default_rng(k))
         assert (np.bincount(labels) == k).all()
@@ -358,7 +358,7 @@ def test_omma_census_k3_published_value_lies_within_the_seed_distribution():
 def test_relative_rule_and_best_column():
     import pandas as pd
 
-    from mabench import published as P
+    from mabench.report import published as P
 
     reg = P.load()
     rows = reg[(reg["table"] == "Table 5.1") & (reg["row"] == "Census") & (reg["algorithm"] == "iamat")]

@@ -17,9 +17,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from mabench import data, metrics, partition, plugins, published, runner, tables
-from mabench.api import format_params
-from mabench.standardize import zscore
+from mabench import data, discovery, metrics, partition
+from mabench.report import published, tables
+from mabench.bench import runner
+from mabench.plugin import format_params
+from mabench.data.standardize import zscore
 
 
 # ------------------------------------------------------------------ plain NumPy references
@@ -202,7 +204,7 @@ IDS = [f"{n}[{format_params(p)}]" for n, p, _ in CASES]
 
 
 def _run(name, params, X, k):
-    algo = plugins.algorithm(name)
+    algo = discovery.algorithm(name)
     resolved = algo.resolve(params)
     labels = np.asarray(algo.run(np.ascontiguousarray(X, dtype=np.float64), k, resolved, np.random.default_rng(0)))
     partition.check(labels, len(X), k, algo.max_group_size(k, resolved), who=name)
@@ -245,15 +247,15 @@ def test_vmdav_groups_exceed_2k_minus_1_and_the_bound_says_so():
     # leftovers joining an extended group: EIA k=3 with gamma 1.1 has a 7-record group (3k-2)
     rec = runner.run_cell("vmdav", "eia", 3, params={"gamma": "1.1"}).record
     assert rec["max_group"] == 7
-    algo = plugins.algorithm("vmdav")
+    algo = discovery.algorithm("vmdav")
     assert algo.max_group_size(3, algo.resolve({})) == 7
 
 
 @pytest.mark.parametrize("params,bound", [({}, 5), ({"cap": "2k"}, 6), ({"tail": "gt"}, 6)])
 def test_cvmdav_bound_follows_the_reading(params, bound):
-    algo = plugins.algorithm("cvmdav")
+    algo = discovery.algorithm("cvmdav")
     assert algo.max_group_size(3, algo.resolve(params)) == bound
-    assert plugins.algorithm("ps").max_group_size(3, {}) == 5
+    assert discovery.algorithm("ps").max_group_size(3, {}) == 5
 
 
 # ------------------------------------------------------------------ published values
@@ -344,7 +346,7 @@ def test_runner_hands_raw_values_only_to_algorithms_declaring_scale():
 
     assert np.array_equal(got, ps_labels(X, 4, True))
     assert not np.array_equal(got, runner.run_cell("ps", "census", 4).labels)
-    algo = plugins.algorithm("cvmdav")
+    algo = discovery.algorithm("cvmdav")
     assert runner.algorithm_input(algo, algo.resolve({}), X, zscore(X)) is not X  # no scale param: z-scores
 
 

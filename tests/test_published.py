@@ -1,4 +1,4 @@
-"""The published-values registry (config/published.csv) and mabench.published.compare.
+"""The published-values registry (config/published.csv) and mabench.report.published.compare.
 
 Spot-check values below are transcribed from the seed files named in the registry's
 seed_file column (004_d1273daa16c98592.txt §VI Tables I–III, 002_81f9d5b914b1df78.txt §5
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mabench import plugins
-from mabench import published as P
+from mabench import discovery
+from mabench.report import published as P
 
 SEED_FILES = {
     "ps2010": "004_d1273daa16c98592.txt",
@@ -76,7 +76,7 @@ PENDING = {"tfrp1", "tfrp2", "dba1", "dba2", "mdav2", "dbfs", "hm", "mhm", "mdst
 
 
 def test_algorithms_and_params_exist(reg):
-    algos = plugins.algorithms()
+    algos = discovery.algorithms()
     for (name, params), _ in reg[reg["algorithm"] != ""].groupby(["algorithm", "params"]):
         if name not in algos and name in PENDING:
             continue
@@ -86,7 +86,7 @@ def test_algorithms_and_params_exist(reg):
 
 def test_dataset_params_are_generator_params(reg):
     try:
-        gens = plugins.generators()
+        gens = discovery.generators()
     except Exception as exc:  # another plugin is broken: not this registry's problem
         pytest.skip(f"generators do not load: {exc}")
     generated = reg[reg["dataset_params"] != ""]

@@ -11,7 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mabench import plugins, published, runner
+from mabench import discovery
+from mabench.report import published
+from mabench.bench import runner
 
 REAL = ("tarragona", "census", "eia")
 
@@ -31,7 +33,7 @@ def compared():
     # randomized methods (OMMA) are judged over several seeds in tests/test_omma_iamat.py; the thesis's
     # Ch. 3 / Ch. 6 tables (k-Ward family, EMAD: ~200 cells) in tests/test_kward.py and tests/test_emad.py.
     # rows of plugins still being built elsewhere (tests/test_published.py PENDING) are left out
-    algos = plugins.algorithms()
+    algos = discovery.algorithms()
     deterministic = registry["algorithm"].map(lambda a: a in algos and algos[a].deterministic)
     own_tests = (registry["source"] == "fayyoumi2008") & registry["table"].str.match(r"Table [36]\.")
     rows = registry[registry["dataset"].isin(REAL) & deterministic & (registry["metric"] == "il") & ~own_tests]

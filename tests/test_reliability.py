@@ -305,7 +305,7 @@ def test_a_user_file_named_like_a_catalog_set_is_not_that_set(work, capsys):
     rec = json.loads(main(capsys, "run", "mdav", "t.parquet", "-k", "3").stdout)
     assert rec["dataset"] == "tarragona.csv"
     # so the registry never compares it with the Tarragona published values
-    from mabench import published
+    from mabench.report import published
 
     row = {"dataset_id": "x", "algo_id": "mdav", "dataset": rec["dataset"], "dataset_params": "",
            "algorithm": "mdav", "params": rec["params"], "k": 3, "seed": 0, "il": rec["il"]}
@@ -384,7 +384,7 @@ def test_extreme_magnitudes_standardize_without_overflow_or_warnings(work, capsy
 
 def test_il_is_exactly_100_for_one_group():
     """Before: EIA with k = n printed 100.00000000000124 (SSE and SST summed in different orders)."""
-    from mabench.runner import run_cell
+    from mabench.bench.runner import run_cell
 
     assert run_cell("mdav", "eia", 4092, 0).record["il"] == 100.0
     assert run_cell("mdav", "tarragona", 834, 0).record["il"] == 100.0

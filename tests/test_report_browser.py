@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mabench import published, report
+from mabench.report import pages as pages_module, published
 
 ROOT = Path(__file__).resolve().parents[1]
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -193,7 +193,7 @@ def _registry() -> pd.DataFrame:
 def built_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
     registry = _registry()
-    pages = report.write_report(_results(registry), out, registry)
+    pages = pages_module.write_report(_results(registry), out, registry)
     return out, pages, registry
 
 

@@ -17,8 +17,8 @@ from hypothesis.extra.numpy import arrays
 
 import reference_tfrp_dba as ref
 from mabench import kernels as K
-from mabench import partition, plugins
-from mabench.runner import run_cell
+from mabench import discovery, partition
+from mabench.bench.runner import run_cell
 
 CONFIGS = [
     ("tfrp1", {}, lambda Z, k: ref.tfrp1(Z, k)),
@@ -41,7 +41,7 @@ IDS = [f"{n}[{','.join(f'{a}={b}' for a, b in p.items())}]" for n, p, _ in CONFI
 
 
 def _run(name, params, Z, k):
-    algo = plugins.algorithm(name)
+    algo = discovery.algorithm(name)
     resolved = algo.resolve(params)
     labels = np.asarray(algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved, np.random.default_rng(0)))
     partition.check(labels, len(Z), k, algo.max_group_size(k, resolved), who=name)
@@ -90,7 +90,7 @@ def test_each_method_differs_from_its_first_stage_somewhere():
 def test_dbfs_readings_differ_and_pair_reading_can_exceed_2k_minus_1():
     Z = np.random.default_rng(2).standard_normal((67, 2))
     assert not _same(_run("dbfs", {}, Z, 4), _run("dbfs", {"step": "single"}, Z, 4))
-    assert plugins.algorithm("dbfs").max_group_size(3, {"step": "pair"}) == 8
+    assert discovery.algorithm("dbfs").max_group_size(3, {"step": "pair"}) == 8
 
 
 # ------------------------------------------------------------------ the refinement kernel

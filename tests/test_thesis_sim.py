@@ -17,17 +17,18 @@ import pandas as pd
 import pytest
 import yaml
 
-from mabench import data, plugins, published
-from mabench.api import format_params
+from mabench import data, discovery
+from mabench.report import published
+from mabench.plugin import format_params
 from mabench.errors import UserError
-from mabench.runner import run_cell
+from mabench.bench.runner import run_cell
 
 ROOT = Path(__file__).resolve().parent.parent
 SETS = {"fayyoumi_sim1": (8, 5000), "fayyoumi_sim2": (16, 10000), "fayyoumi_sim3": (22, 20000)}
 
 
 def _module():
-    return sys.modules[plugins.generators()["dtree"].generate.__module__]
+    return sys.modules[discovery.generators()["dtree"].generate.__module__]
 
 
 def _undirected(edges) -> set[frozenset]:
@@ -50,7 +51,7 @@ def test_same_seed_same_bytes_other_seed_other_data(spec):
 @pytest.mark.parametrize("name", sorted(SETS))
 def test_shape_and_integer_domain(name):
     d, n = SETS[name]
-    gen = plugins.generators()[name]
+    gen = discovery.generators()[name]
     assert gen.resolve({})["n"] == n and gen.resolve({})["tree"] == "thesis"
     x = data.load(f"{name}[n=3000]", 1).values
     assert x.shape == (3000, d)
@@ -209,7 +210,7 @@ def test_registry_rows_are_draws_rows_with_their_causes():
 def test_default_workflow_covers_every_row_but_the_costly_exhaustive_ones():
     """The registry matched against one fake result per configured cell (the workflow's own params strings)."""
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    algos, gens = plugins.algorithms(), plugins.generators()
+    algos, gens = discovery.algorithms(), discovery.generators()
     records = []
     for ds_id, entry in cfg["datasets"].items():
         name, params = data.parse_spec(entry["spec"])

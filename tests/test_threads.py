@@ -3,7 +3,8 @@
 import numba
 import numpy as np
 
-from mabench import kernels as K, threads
+from mabench import kernels as K
+from mabench.bench import threads
 
 
 def test_idle_machine_uses_every_configured_thread(monkeypatch):

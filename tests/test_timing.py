@@ -1,4 +1,4 @@
-"""The run-cost summary of `make reproduce` (mabench.timing)."""
+"""The run-cost summary of `make reproduce` (mabench.bench.timing)."""
 
 import json
 import subprocess
@@ -12,7 +12,7 @@ def test_summary_counts_jobs_and_the_share_beyond_the_cells(tmp_path):
     pd.DataFrame({"seconds": [0.5, 0.25], "metric_seconds": [0.25, 0.0]}).to_parquet(results)
     burn = "import time\nt=time.process_time()\nwhile time.process_time()-t<1.0: pass\nprint('7 of 7 steps (100%) done')"
     out = tmp_path / "timing.json"
-    proc = subprocess.run([sys.executable, "-m", "mabench.timing", "--out", str(out), "--results", str(results),
+    proc = subprocess.run([sys.executable, "-m", "mabench.bench.timing", "--out", str(out), "--results", str(results),
                            "--append", str(tmp_path / "t.csv"), "--", sys.executable, "-c", burn],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
@@ -27,6 +27,6 @@ def test_summary_counts_jobs_and_the_share_beyond_the_cells(tmp_path):
 
 def test_a_failing_command_fails_and_writes_nothing(tmp_path):
     out = tmp_path / "timing.json"
-    proc = subprocess.run([sys.executable, "-m", "mabench.timing", "--out", str(out), "--", sys.executable, "-c",
+    proc = subprocess.run([sys.executable, "-m", "mabench.bench.timing", "--out", str(out), "--", sys.executable, "-c",
                            "raise SystemExit(3)"], capture_output=True, text=True)
     assert proc.returncode == 3 and not out.exists()

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from mabench.seeds import cell_seeds
+from mabench.data.seeds import cell_seeds
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAKEFILE = ROOT / "Snakefile"

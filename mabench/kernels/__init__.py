@@ -33,7 +33,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numba  # noqa: E402
 from numba.np.ufunc.parallel import _launch_threads  # noqa: E402
 
-from ..fingerprint import numba_cache_dir  # noqa: E402
+from mabench.fingerprint import numba_cache_dir  # noqa: E402
 
 # Compiled kernels are cached per source fingerprint (mabench/fingerprint.py says why); set before
 # any kernel is decorated, since Numba reads it then.
@@ -46,28 +46,28 @@ numba.config.CACHE_DIR = numba_cache_dir()
 # tests/test_jit_cache.py replays it).
 _launch_threads()
 
-from .buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, work_buffer  # noqa: E402
-from .distances import argmax_alive, argmin_alive, distances_from, farthest_first, load_point, next_unassigned, sqdist  # noqa: E402
-from .groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
-from .hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
-from .mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
-from .mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
-from .nearest import farthest_group, group_around, group_around_kd, label_rest, take_nearest  # noqa: E402
-from .localsearch import (EPS, apply_move, best_change, dissolve, group_state, move_swap_descent,  # noqa: E402
+from mabench.kernels.buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, work_buffer  # noqa: E402
+from mabench.kernels.distances import argmax_alive, argmin_alive, distances_from, farthest_first, load_point, next_unassigned, sqdist  # noqa: E402
+from mabench.kernels.groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
+from mabench.kernels.hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
+from mabench.kernels.mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
+from mabench.kernels.mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
+from mabench.kernels.nearest import farthest_group, group_around, group_around_kd, label_rest, take_nearest  # noqa: E402
+from mabench.kernels.localsearch import (EPS, apply_move, best_change, dissolve, group_state, move_swap_descent,  # noqa: E402
                           nearest_groups, perturb, r1, r2, r3, swap_cost, total_sse)
-from .icsm import (complex_heuristic, grow_update, group_scores, group_scores_fast, simple_heuristic, slide_update, tour,  # noqa: E402
+from mabench.kernels.icsm import (complex_heuristic, grow_update, group_scores, group_scores_fast, simple_heuristic, slide_update, tour,  # noqa: E402
                    tour2assignment, window_costs)
-from .localsearch import apply_swap as ls_apply_swap  # noqa: E402  (.swap's apply_swap is OMMA's)
-from .farpair import far_partners, far_refresh, most_distant_pair  # noqa: E402
-from .tfrp import reference_points, two_reference_labels  # noqa: E402
-from .density import density_labels, knn_spread  # noqa: E402
-from .refine import dissolve_reassign  # noqa: E402
-from .kdtree import kd_build, kd_delete, kd_nearest_to_group, kd_remaining, kd_scratch, tree_pays  # noqa: E402
-from .pairs import count_close_pairs, distance_range, fill_close_pairs, transposed  # noqa: E402
-from .swap import EPS as SWAP_EPS  # noqa: E402
-from .swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
-from .ward import kward_sorted, kwr_sorted, ward_increase, ward_merge, ward_merge_diagonal  # noqa: E402
-from .select import add_member, nearest_slots  # noqa: E402
+from mabench.kernels.localsearch import apply_swap as ls_apply_swap  # noqa: E402  (.swap's apply_swap is OMMA's)
+from mabench.kernels.farpair import far_partners, far_refresh, most_distant_pair  # noqa: E402
+from mabench.kernels.tfrp import reference_points, two_reference_labels  # noqa: E402
+from mabench.kernels.density import density_labels, knn_spread  # noqa: E402
+from mabench.kernels.refine import dissolve_reassign  # noqa: E402
+from mabench.kernels.kdtree import kd_build, kd_delete, kd_nearest_to_group, kd_remaining, kd_scratch, tree_pays  # noqa: E402
+from mabench.kernels.pairs import count_close_pairs, distance_range, fill_close_pairs, transposed  # noqa: E402
+from mabench.kernels.swap import EPS as SWAP_EPS  # noqa: E402
+from mabench.kernels.swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
+from mabench.kernels.ward import kward_sorted, kwr_sorted, ward_increase, ward_merge, ward_merge_diagonal  # noqa: E402
+from mabench.kernels.select import add_member, nearest_slots  # noqa: E402
 
 __all__ = [
     "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",

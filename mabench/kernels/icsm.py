@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .localsearch import EPS, apply_move, apply_swap, r1, r2, r3, sqdist_to, swap_cost  # noqa: F401
+from mabench.kernels.localsearch import EPS, apply_move, apply_swap, r1, r2, r3, sqdist_to, swap_cost  # noqa: F401
 
 INF = np.inf
 

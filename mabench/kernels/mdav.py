@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .buffer import UNASSIGNED, compact, centroid, scratch, work_buffer
-from .distances import argmax_alive
-from .groups import close_tail
-from .nearest import farthest_group, group_around
+from mabench.kernels.buffer import UNASSIGNED, compact, centroid, scratch, work_buffer
+from mabench.kernels.distances import argmax_alive
+from mabench.kernels.groups import close_tail
+from mabench.kernels.nearest import farthest_group, group_around
 
 TAIL_3K = 0  # MDAV-generic: pairs while >= 3k left; 2k..3k-1 -> one group + the rest
 TAIL_2K = 1  # MDAV as worded in P-S / CV-MDAV / ICSM Alg. 1: pairs while >= 2k; k..2k-1 -> one group

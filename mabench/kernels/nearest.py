@@ -6,10 +6,10 @@ from numba import njit
 
 import numpy as np
 
-from .buffer import forget
-from .distances import distances_from, load_point
-from .kdtree import kd_delete, kd_nearest_to_group
-from .select import nearest_slots
+from mabench.kernels.buffer import forget
+from mabench.kernels.distances import distances_from, load_point
+from mabench.kernels.kdtree import kd_delete, kd_nearest_to_group
+from mabench.kernels.select import nearest_slots
 
 @njit(cache=True)
 def take_nearest(dist, alive, ids, m, seed, k, labels, label, top_d, top_i):

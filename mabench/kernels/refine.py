@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .mdav import TAIL_MDAV1, mdav_labels
+from mabench.kernels.mdav import TAIL_MDAV1, mdav_labels
 
 NIL = -1
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .buffer import forget
+from mabench.kernels.buffer import forget
 
 
 @njit(cache=True)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .buffer import UNASSIGNED, compact, scratch, work_buffer
-from .distances import argmax_alive, distances_from
-from .groups import assign_leftovers
-from .nearest import group_around
+from mabench.kernels.buffer import UNASSIGNED, compact, scratch, work_buffer
+from mabench.kernels.distances import argmax_alive, distances_from
+from mabench.kernels.groups import assign_leftovers
+from mabench.kernels.nearest import group_around
 
 
 @njit(cache=True)

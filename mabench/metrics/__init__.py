@@ -15,8 +15,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import UserError
-from ..kernels import group_means
+from mabench.errors import UserError
+from mabench.kernels import group_means
 
 
 @dataclass
@@ -120,8 +120,8 @@ def evaluate(ctx: EvalContext, names) -> dict[str, float]:
     return {name: float(REGISTRY[name].fn(ctx)) for name in names}
 
 
-from . import information_loss  # noqa: E402,F401  (registers il)
-from . import utility  # noqa: E402,F401  (registers m1..m5, g_il)
-from . import disclosure  # noqa: E402,F401  (registers dld, rld, id)
-from . import score  # noqa: E402,F401  (registers g_dr, si)
-from . import sdcmicro  # noqa: E402,F401  (registers sdid, il1s)
+from mabench.metrics import information_loss  # noqa: E402,F401  (registers il)
+from mabench.metrics import utility  # noqa: E402,F401  (registers m1..m5, g_il)
+from mabench.metrics import disclosure  # noqa: E402,F401  (registers dld, rld, id)
+from mabench.metrics import score  # noqa: E402,F401  (registers g_dr, si)
+from mabench.metrics import sdcmicro  # noqa: E402,F401  (registers sdid, il1s)

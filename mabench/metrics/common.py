@@ -12,8 +12,8 @@ from numbers import Real
 
 import numpy as np
 
-from ..errors import UserError
-from . import EvalContext
+from mabench.errors import UserError
+from mabench.metrics import EvalContext
 
 _CACHE = "_mabench_metric_cache"
 
@@ -30,7 +30,7 @@ def group_centroids(ctx: EvalContext, z: np.ndarray | None = None) -> np.ndarray
     """Group means (g, d) of ``z`` (default: the z-scores, cached on the context): the groups' masked points."""
     if z is None:
         return ctx.centroids_z
-    from ..kernels import group_means
+    from mabench.kernels import group_means
 
     means, _ = group_means(np.ascontiguousarray(z), ctx.labels, ctx.n_groups)
     return means

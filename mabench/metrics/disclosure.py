@@ -20,11 +20,11 @@ import math
 
 import numpy as np
 
-from ..errors import UserError
-from ..partition import canonical_labels
-from . import EvalContext, metric
-from .common import cached, choice_option, group_centroids, is_number
-from .linkage import TIES_INCLUSIVE, TIES_INDEX, group_members, linked_per_group, subset_linked_counts
+from mabench.errors import UserError
+from mabench.partition import canonical_labels
+from mabench.metrics import EvalContext, metric
+from mabench.metrics.common import cached, choice_option, group_centroids, is_number
+from mabench.metrics.linkage import TIES_INCLUSIVE, TIES_INDEX, group_members, linked_per_group, subset_linked_counts
 
 MAX_KEY_VARIABLES = 16  # 2^16 - 1 subsets; more is not a scenario anyone can enumerate
 _TIES = {"index": TIES_INDEX, "inclusive": TIES_INCLUSIVE}
@@ -65,7 +65,7 @@ def linked_count(z: np.ndarray, labels: np.ndarray, n_groups: int, ties: int = T
 
     ``centroids`` are the group means of ``z`` when the caller already has them.
     """
-    from ..kernels import group_means
+    from mabench.kernels import group_means
 
     z = np.ascontiguousarray(z, dtype=np.float64)
     if centroids is None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels import sse
-from . import EvalContext, metric
+from mabench.kernels import sse
+from mabench.metrics import EvalContext, metric
 
 
 @metric("il", doc="information loss, 100·SSE/SST on z-scores (%)")

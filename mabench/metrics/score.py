@@ -10,10 +10,10 @@ evaluation (rld, id, g_il are computed once per context).
 
 from __future__ import annotations
 
-from . import EvalContext, metric
-from .common import number_option
-from .disclosure import id_value, rld_value
-from .utility import g_il_value
+from mabench.metrics import EvalContext, metric
+from mabench.metrics.common import number_option
+from mabench.metrics.disclosure import id_value, rld_value
+from mabench.metrics.utility import g_il_value
 
 
 def g_dr_value(ctx: EvalContext) -> float:

@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from . import EvalContext, metric
-from .common import number_option
+from mabench.metrics import EvalContext, metric
+from mabench.metrics.common import number_option
 
 
 def _sample_sd(x: np.ndarray) -> np.ndarray:

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import EvalContext, metric
-from .common import cached
+from mabench.metrics import EvalContext, metric
+from mabench.metrics.common import cached
 
 
 def mean_variation_terms(orig: np.ndarray, masked: np.ndarray) -> np.ndarray:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mabench import kernels, partition, plugins
-from mabench.standardize import zscore
+from mabench import discovery, kernels, partition
+from mabench.data.standardize import zscore
 
 pytestmark = pytest.mark.bench
 
@@ -39,13 +39,13 @@ def _bench(benchmark, case, Z, k, rounds):
         fn = lambda: kernels.mdav_labels(Z, k, kernels.TAIL_3K)  # noqa: E731
         bound = 2 * k - 1
     else:
-        algo = plugins.algorithm(name)
+        algo = discovery.algorithm(name)
         resolved = algo.resolve(params)
         fn = lambda: algo.run(Z, k, resolved, np.random.default_rng(0))  # noqa: E731
         bound = algo.max_group_size(k, resolved)
     small = np.ascontiguousarray(Z[:300])
     (kernels.mdav_labels(small, k, kernels.TAIL_3K) if name is None
-     else plugins.algorithm(name).run(small, k, plugins.algorithm(name).resolve(params), None))  # JIT outside
+     else discovery.algorithm(name).run(small, k, discovery.algorithm(name).resolve(params), None))  # JIT outside
     labels = benchmark.pedantic(fn, rounds=rounds, iterations=1)
     partition.check(np.asarray(labels), len(Z), k, bound)
 

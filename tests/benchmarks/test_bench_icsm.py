@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mabench import data, kernels as K, plugins
-from mabench.standardize import zscore
+from mabench import data, discovery, kernels as K
+from mabench.data.standardize import zscore
 
 pytestmark = pytest.mark.bench
 
@@ -28,7 +28,7 @@ def test_search_k3(benchmark, dataset, method):
     if method == "mdav_2k":
         fn = lambda: K.mdav_labels(Z, 3, K.TAIL_2K)  # noqa: E731
     else:
-        algo = plugins.algorithm(method)
+        algo = discovery.algorithm(method)
         params = algo.resolve({})
         algo.run(Z[:200].copy(), 3, params, np.random.default_rng(0))  # compile
         fn = lambda: algo.run(Z, 3, params, np.random.default_rng(0))  # noqa: E731

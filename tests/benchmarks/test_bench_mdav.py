@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mabench import partition, plugins
-from mabench.standardize import zscore
+from mabench import discovery, partition
+from mabench.data.standardize import zscore
 
 pytestmark = pytest.mark.bench
 
@@ -55,7 +55,7 @@ def _data(n, d=10, seed=12345):
 @pytest.mark.parametrize("impl", ["numba", "numpy"])
 def test_mdav_10k_numba_vs_numpy(benchmark, impl):
     Z = _data(10_000)
-    algo = plugins.algorithm("mdav")
+    algo = discovery.algorithm("mdav")
     params = algo.resolve({})
     fn = (lambda: algo.run(Z, 3, params, None)) if impl == "numba" else (lambda: numpy_mdav(Z, 3))
     fn() if impl == "numba" else None  # JIT compile outside the timing
@@ -67,7 +67,7 @@ def test_mdav_10k_numba_vs_numpy(benchmark, impl):
 @pytest.mark.parametrize("name,params", [("mdav", {}), ("cbfs", {"tail": "group"})], ids=["mdav", "cbfs-thesis"])
 def test_100k_x_10(benchmark, name, params):
     Z = _data(100_000)
-    algo = plugins.algorithm(name)
+    algo = discovery.algorithm(name)
     resolved = algo.resolve(params)
     algo.run(Z[:1000].copy(), 3, resolved, None)
     labels = benchmark.pedantic(lambda: algo.run(Z, 3, resolved, None), rounds=2, iterations=1)

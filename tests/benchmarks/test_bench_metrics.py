@@ -22,9 +22,9 @@ import textwrap
 import numpy as np
 import pytest
 
-from mabench import data, plugins
+from mabench import data, discovery
 from mabench.metrics import EvalContext, evaluate
-from mabench.standardize import zscore
+from mabench.data.standardize import zscore
 
 pytestmark = pytest.mark.bench
 
@@ -37,7 +37,7 @@ THESIS_MDAV = {"tail": "group", "centroid": "remaining"}
 def eia():
     ds = data.load("eia")
     z = zscore(ds.values, ds.columns)
-    labels = np.asarray(plugins.algorithm("cbfs").run(z, 3, THESIS_MDAV, None), dtype=np.int64)
+    labels = np.asarray(discovery.algorithm("cbfs").run(z, 3, THESIS_MDAV, None), dtype=np.int64)
     evaluate(EvalContext(ds.values, z, labels, ds.columns, "eia", dict(EIA_OPTIONS)), ALL)  # JIT
     return ds, z, labels
 
@@ -64,7 +64,7 @@ def test_eia_each_metric(benchmark, eia, name):
 def test_census_rld(benchmark, mode):
     ds = data.load("census")
     z = zscore(ds.values, ds.columns)
-    algo = plugins.algorithm("cbfs")
+    algo = discovery.algorithm("cbfs")
     labels = np.asarray(algo.run(z, 3, THESIS_MDAV, None), dtype=np.int64)
     rerun = lambda zz: np.asarray(algo.run(np.ascontiguousarray(zz), 3, THESIS_MDAV, None))  # noqa: E731
     opts = {**data.metric_defaults("census"), "rld_mode": mode}
@@ -78,7 +78,7 @@ DLD_SCRIPT = textwrap.dedent(
     import json, sys, time
     import numpy as np
     from mabench.metrics import EvalContext, evaluate
-    from mabench.standardize import zscore
+    from mabench.data.standardize import zscore
 
     def hwm_mb():
         for line in open("/proc/self/status"):

@@ -16,9 +16,9 @@ import time
 import numpy as np
 import pytest
 
-from mabench import data, partition, plugins
-from mabench.runner import split_output
-from mabench.standardize import zscore
+from mabench import data, discovery, partition
+from mabench.bench.runner import split_output
+from mabench.data.standardize import zscore
 
 pytestmark = pytest.mark.bench
 
@@ -43,9 +43,9 @@ def _cpu(fn, rounds):
 
 
 def _compare(benchmark, name, Z, k, rounds=1):
-    algo = plugins.algorithm(name)
+    algo = discovery.algorithm(name)
     params = algo.resolve({})
-    base = plugins.algorithm("cbfs")
+    base = discovery.algorithm("cbfs")
     bparams = base.resolve({"tail": "group"})
     small = np.ascontiguousarray(Z[: 4 * k])
     algo.run(small, k, params, np.random.default_rng(0))  # JIT outside the timing

@@ -13,8 +13,8 @@ import time
 import numpy as np
 import pytest
 
-from mabench import partition, plugins
-from mabench.standardize import zscore
+from mabench import discovery, partition
+from mabench.data.standardize import zscore
 
 pytestmark = pytest.mark.bench
 
@@ -31,7 +31,7 @@ def _data(n, d=10, seed=12345):
 @pytest.mark.parametrize("name,params", METHODS, ids=IDS)
 def test_10k_x_10(benchmark, name, params):
     Z = _data(10_000)
-    algo = plugins.algorithm(name)
+    algo = discovery.algorithm(name)
     resolved = algo.resolve(params)
     algo.run(Z[:500].copy(), 3, resolved, None)  # JIT outside the timing
     labels = benchmark.pedantic(lambda: algo.run(Z, 3, resolved, None), rounds=3, iterations=1)
@@ -44,7 +44,7 @@ def test_ratios_to_mdav_same_process(capsys):
     best = {}
     for _ in range(3):
         for (name, params), label in zip(METHODS, IDS):
-            algo = plugins.algorithm(name)
+            algo = discovery.algorithm(name)
             resolved = algo.resolve(params)
             algo.run(Z[:500].copy(), 3, resolved, None)
             t = time.perf_counter()
@@ -61,7 +61,7 @@ def test_result_does_not_depend_on_thread_count(name):
     import numba
 
     Z = np.random.default_rng(5).standard_normal((8400, 3))  # above the kernels' parallel threshold
-    algo = plugins.algorithm(name)
+    algo = discovery.algorithm(name)
     params = algo.resolve({})
     before = numba.get_num_threads()
     try:

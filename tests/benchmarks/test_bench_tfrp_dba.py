@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mabench import partition, plugins
-from mabench.standardize import zscore
+from mabench import discovery, partition
+from mabench.data.standardize import zscore
 
 pytestmark = pytest.mark.bench
 
@@ -26,7 +26,7 @@ def _data(n, d=10, seed=12345):
 
 def _bench(benchmark, name, n, rounds):
     Z = _data(n)
-    algo = plugins.algorithm(name)
+    algo = discovery.algorithm(name)
     params = algo.resolve({})
     algo.run(Z[:1000].copy(), 3, params, None)  # JIT compile outside the timing
     labels = benchmark.pedantic(lambda: algo.run(Z, 3, params, None), rounds=rounds, iterations=1)

@@ -2,7 +2,7 @@
 
 MDAV's kernels fork and join once per pass. With every core busy with other work, two threads used
 to be 40–50x slower than one (30,000 × 10, k = 3). The runner now picks the thread count per cell
-from the cores that are idle (mabench.threads). These benchmarks measure MDAV 30,000 × 10, k = 3,
+from the cores that are idle (mabench.bench.threads). These benchmarks measure MDAV 30,000 × 10, k = 3,
 with a background load on every core, at the default thread count and at one thread; and
 100,000 × 10 on the idle machine at both. The ratios land in the benchmark JSON (extra_info) and
 the README; a benchmark asserts no time.
@@ -17,7 +17,8 @@ import numba
 import numpy as np
 import pytest
 
-from mabench import kernels as K, threads
+from mabench import kernels as K
+from mabench.bench import threads
 
 pytestmark = pytest.mark.bench
 

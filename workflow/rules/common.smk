@@ -18,7 +18,7 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from mabench.seeds import cell_seeds
+from mabench.data.seeds import cell_seeds
 
 
 validate(config, "../schemas/config.schema.yaml")
@@ -76,7 +76,8 @@ def _n_records(info, catalog, generators):
 
 def _check_plugins(cfg):
     """What the schema cannot check: plugin names, parameters, metric names, cross references."""
-    from mabench import data, fetch, plugins
+    from mabench import data, discovery as plugins
+    from mabench.data import fetch
     from mabench.errors import UserError
     from mabench.metrics import parse_names
 
@@ -241,8 +242,8 @@ EFFECTIVE_CONFIG = yaml.safe_dump(config, sort_keys=False, default_flow_style=No
 # ---------------------------------------------------------------- helpers for the rules
 def repair_damaged(wildcards):
     """Input function of the targets: runs while the DAG is built, before Snakemake decides what is
-    missing, and deletes damaged intermediates (mabench/verify.py) so their jobs are redone."""
-    from mabench import verify
+    missing, and deletes damaged intermediates (mabench/bench/verify.py) so their jobs are redone."""
+    from mabench.bench import verify
 
     verify.repair("results", dry_run=workflow.dryrun)
     return []
@@ -274,7 +275,7 @@ def job_cells(ds_id, algo_ids):
 
 
 def job_plan(ds_id, part, algo_ids):
-    """The plan a batch job runs (mabench.batch.run_plan), as JSON for the shell."""
+    """The plan a batch job runs (mabench.bench.batch.run_plan), as JSON for the shell."""
     plan = {
         "batch": f"{ds_id}/part{part}",
         "metrics": DATASETS[ds_id]["metrics"],

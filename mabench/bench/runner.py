@@ -21,12 +21,13 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from . import data, partition, plugins, threads
-from .api import format_params
-from .errors import UserError
-from .metrics import EvalContext, applicable, evaluate
-from .seeds import check_seed, rng_for
-from .standardize import zscore
+from mabench import data, discovery, partition
+from mabench.bench import threads
+from mabench.plugin import format_params, split_output
+from mabench.errors import UserError
+from mabench.metrics import EvalContext, applicable, evaluate
+from mabench.data.seeds import check_seed, rng_for
+from mabench.data.standardize import zscore
 
 
 @dataclass
@@ -62,15 +63,6 @@ def _warm_up(algo, k: int, d: int, params: dict) -> None:
     call_run(algo, tiny, k, params, np.random.default_rng(0), raw=tiny)
 
 
-def split_output(out) -> tuple[np.ndarray, dict]:
-    """An algorithm's ``run`` returns labels, or (labels, info) where info holds extra record fields
-    (e.g. a recursion structure, a convergence cycle, an anytime trace): JSON-serializable values."""
-    if isinstance(out, tuple):
-        labels, info = out
-        return np.asarray(labels, dtype=np.int64), dict(info or {})
-    return np.asarray(out, dtype=np.int64), {}
-
-
 def peak_rss_mb() -> float:
     """The process's peak resident memory so far (MB): a batch's cells report the running maximum."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -96,7 +88,7 @@ def parse_ks(text: str) -> list[int]:
 def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, params: dict | None = None,
               metrics=("il",), metric_options: dict | None = None) -> Iterator[CellResult]:
     """Every k of one (algorithm, data set draw) in one process; cells are yielded as they finish."""
-    algo = plugins.algorithm(algorithm)
+    algo = discovery.algorithm(algorithm)
     resolved = algo.resolve(params or {})
     ks = [partition.check_k(k) for k in ks]
     if not ks:

@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import io, plugins
-from .errors import UserError
+from mabench import io, resources
+from mabench.errors import UserError
 
 COLUMNS = ["dataset", "k", "il", "method", "params", "seed", "budget", "date", "file"]
 IL_TOLERANCE = 1e-6  # recorded IL (8 decimals) vs recomputed
@@ -31,7 +31,7 @@ CELLS = [(ds, k) for ds in ("tarragona", "census", "eia") for k in (3, 4, 5, 10)
 
 
 def default_dir() -> Path:
-    return plugins.home() / "config" / "best_known"
+    return resources.config_path("best_known")
 
 
 def load_index(root=None) -> pd.DataFrame:
@@ -45,15 +45,15 @@ def load_index(root=None) -> pd.DataFrame:
 
 
 def _data(dataset: str):
-    from . import data
-    from .standardize import zscore
+    from mabench import data
+    from mabench.data.standardize import zscore
 
     ds = data.load(dataset, 0)
     return zscore(ds.values, ds.columns)
 
 
 def il_of(Z: np.ndarray, labels: np.ndarray) -> float:
-    from . import kernels as K
+    from mabench import kernels as K
 
     labels = np.ascontiguousarray(labels, dtype=np.int64)
     sse = K.sse(Z, labels, int(labels.max()) + 1)
@@ -72,7 +72,7 @@ def read_partition(path: Path, n: int) -> np.ndarray:
         raise ValueError(f"{path.name}: labels must be integers")
     if len(values) != n:
         raise ValueError(f"{path.name}: {len(values)} labels for {n} records")
-    from .partition import canonical_labels
+    from mabench.partition import canonical_labels
 
     return canonical_labels(values.to_numpy().astype(np.int64))
 
@@ -159,8 +159,8 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     """Search from the entry's partition (or from MDAV when there is none): ICSM, then perturbation
     restarts for ``budget`` seconds (or ``restarts`` restarts; a share ``dissolve`` of them dissolve a
     random group instead of exchanging records), then ICSM; replace the entry only when lower."""
-    from . import kernels as K
-    from . import search
+    from mabench import kernels as K
+    from mabench.kernels import search
 
     if budget <= 0 and restarts <= 0:
         raise UserError("give a positive --budget (seconds) or --restarts")
@@ -198,7 +198,7 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
 def best_published(registry: pd.DataFrame | None = None) -> pd.DataFrame:
     """Lowest published IL per (dataset, k) among the registry rows marked best-known candidates:
     ICSM Table 4 (both columns)."""
-    from . import published
+    from mabench.report import published
 
     registry = published.load() if registry is None else registry
     rows = registry[(registry["source"] == "icsm2015") & (registry["table"] == "Table 4") & (registry["metric"] == "il")]

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import UserError
+from mabench.errors import UserError
 
 KEY = ["algorithm", "params", "dataset", "dataset_params", "k", "seed"]
 # Columns that describe a cell or its run rather than a metric of its partition.
@@ -129,7 +129,7 @@ def _time_ratios(cells: pd.DataFrame, min_seconds: float) -> pd.DataFrame:
 
 
 def _verdict_changes(registry, baseline, current) -> pd.DataFrame:
-    from . import published
+    from mabench.report import published
 
     base = published.compare(registry, baseline)
     cur = published.compare(registry, current)

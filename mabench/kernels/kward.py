@@ -15,9 +15,9 @@ import time
 
 import numpy as np
 
-from .api import Param
-from .errors import UserError
-from .kernels.ward import kward_sorted, kwr_sorted
+from mabench.plugin import Param
+from mabench.errors import UserError
+from mabench.kernels.ward import kward_sorted, kwr_sorted
 
 PROJECTIONS = ("none", "zs", "fpc")
 PROJECTION = Param("none", "1-D axis for multi-column data: none | zs (sum of z-scores) | "

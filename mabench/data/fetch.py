@@ -28,8 +28,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from . import io, plugins
-from .errors import UserError
+from mabench import io, resources
+from mabench.errors import UserError
 
 CATALOG_FILE = "catalog.yaml"
 VENDOR_DIR = "vendor"
@@ -58,7 +58,7 @@ _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 
 
 def _catalog_path() -> Path:
-    return plugins.home() / "datasets" / CATALOG_FILE
+    return resources.datasets_path(CATALOG_FILE)
 
 
 def _validate(entries: Any, where: Path) -> dict[str, dict]:
@@ -128,7 +128,7 @@ def entry(name: str) -> dict:
 
 def vendored_path(name: str) -> Path:
     """Where the vendored copy of ``name``'s upstream file lives (it may be absent)."""
-    return plugins.home() / "datasets" / VENDOR_DIR / entry(name)["file"]
+    return resources.datasets_path(VENDOR_DIR, entry(name)["file"])
 
 
 def sha256_bytes(data: bytes) -> str:

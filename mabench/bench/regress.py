@@ -17,16 +17,17 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from . import data, fetch, plugins
-from .errors import UserError
-from .runner import run_cells
+from mabench import data, resources
+from mabench.data import fetch
+from mabench.errors import UserError
+from mabench.bench.runner import run_cells
 
 COLUMNS = ["dataset_id", "algo_id", "algorithm", "params", "dataset", "dataset_params", "k", "seed",
            "n_groups", "min_group", "max_group", "il", "seconds"]
 
 
 def _config(path) -> dict:
-    path = Path(path) if path else plugins.home() / "config" / "config.yaml"
+    path = Path(path) if path else resources.config_path("config.yaml")
     try:
         return yaml.safe_load(path.read_text())
     except FileNotFoundError:

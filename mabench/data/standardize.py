@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import UserError
+from mabench.errors import UserError
 
 
 def check_spread(values: np.ndarray, columns: list[str] | None = None, where: str | None = None) -> None:

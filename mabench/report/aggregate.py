@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import io, provenance
-from .errors import UserError
+from mabench import io
+from mabench.bench import provenance
+from mabench.errors import UserError
 
 IDENTITY = ["dataset_id", "algo_id", "dataset", "dataset_params", "algorithm", "params", "k", "seed"]
 
@@ -81,4 +82,4 @@ def write(frame: pd.DataFrame, out, root_seed=None, config_path=None) -> None:
     prov = provenance.record(root_seed, config_path)
     for key, value in prov.items():
         frame[key] = value
-    io.write_parquet(out, frame, {"mabench.provenance": json.dumps(prov, sort_keys=True)})
+    io.write_parquet(out, frame, {"mabench.bench.provenance": json.dumps(prov, sort_keys=True)})

@@ -1,10 +1,10 @@
 """Data sets: one loader for catalog names, generator names and file paths.
 
 ``load(spec, seed)`` returns original (unstandardized) values; standardizing is
-a separate step (:mod:`mabench.standardize`). A spec is
+a separate step (:mod:`mabench.data.standardize`). A spec is
 
 * a catalog name (``tarragona``, ``census``, ``eia``: fetched files, see
-  ``datasets/catalog.yaml`` and :mod:`mabench.fetch`),
+  ``datasets/catalog.yaml`` and :mod:`mabench.data.fetch`),
 * a generator name with optional parameters (``sim2``, ``uniform[n=3000,d=16]``),
   drawn with ``seed``, or
 * a path to a CSV or Parquet file of numeric columns.
@@ -29,10 +29,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import plugins
-from .api import format_params
-from .errors import UserError
-from .seeds import rng_for
+from mabench import discovery
+from mabench.plugin import format_params
+from mabench.errors import UserError
+from mabench.data.seeds import rng_for
 
 _SPEC = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+)(\[(?P<params>[^\]]*)\])?$")
 _PATH_SPEC = re.compile(r"^(?P<path>.+?)\[(?P<params>[^\]]*)\]$")
@@ -133,9 +133,9 @@ def looks_like_path(spec: str) -> bool:
 
 
 def names() -> list[str]:
-    from . import fetch
+    from mabench.data import fetch
 
-    return sorted(set(fetch.catalog()) | set(plugins.generators()))
+    return sorted(set(fetch.catalog()) | set(discovery.generators()))
 
 
 def load(spec: str, seed: int | None = None, raw: str | None = None) -> Dataset:
@@ -155,7 +155,7 @@ def load(spec: str, seed: int | None = None, raw: str | None = None) -> Dataset:
 
 
 def _load_named(spec: str, name: str, params: dict, seed: int | None, raw: str | None) -> Dataset:
-    from . import fetch
+    from mabench.data import fetch
 
     catalog = fetch.catalog()
     if name in catalog:
@@ -165,7 +165,7 @@ def _load_named(spec: str, name: str, params: dict, seed: int | None, raw: str |
         return _from_frame(frame, name=name, provenance=provenance)
     if raw:
         raise UserError(f"--raw is only for fetched catalog data sets ({', '.join(sorted(catalog))})")
-    gens = plugins.generators()
+    gens = discovery.generators()
     if name in gens:
         gen = gens[name]
         resolved = gen.resolve(params)
@@ -323,7 +323,7 @@ def _from_frame(frame: pd.DataFrame, *, name: str, params=None, seed=None, prove
 
 def check_values(values: np.ndarray, columns: list[str], where: str) -> None:
     """Complete finite data that can be standardized (the spread check is :func:`standardize.check_spread`)."""
-    from .standardize import check_spread
+    from mabench.data.standardize import check_spread
 
     bad = ~np.isfinite(values)
     if bad.any():
@@ -342,13 +342,13 @@ def metric_defaults(name: str, columns: list[str] | None = None) -> dict:
     With ``columns`` (the columns left after a selection), key variables given by
     name that were dropped are left out; none left means no key variables.
     """
-    from . import fetch
+    from mabench.data import fetch
 
     entry = fetch.catalog().get(name)
     if entry is not None:
         options = dict(entry.get("metric_options") or {})
     else:
-        gen = plugins.generators().get(name)
+        gen = discovery.generators().get(name)
         options = dict(getattr(gen, "metric_options", None) or {})
     keys = options.get("key_variables")
     if columns is not None and isinstance(keys, list):

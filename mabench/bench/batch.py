@@ -25,10 +25,11 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from . import io, plugins, verify
-from .errors import UserError
-from .fingerprint import source_fingerprint
-from .runner import run_cells
+from mabench import discovery, io
+from mabench.bench import verify
+from mabench.errors import UserError
+from mabench.fingerprint import source_fingerprint
+from mabench.bench.runner import run_cells
 
 
 def _file_digest(path: str) -> str:
@@ -82,7 +83,7 @@ def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: li
 
     Returns the number of cells computed (the rest came from the cache).
     """
-    algo = plugins.algorithm(algorithm)
+    algo = discovery.algorithm(algorithm)
     resolved = algo.resolve(params)
     cache_root = Path(cache_dir) if cache_dir else None
     out = Path(cells_dir)

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import kernels as K
-from .errors import UserError
+from mabench import kernels as K
+from mabench.errors import UserError
 
 
 @dataclass
@@ -54,7 +54,7 @@ class State:
         self.set(labels)
 
     def set(self, labels):
-        from .partition import canonical_labels
+        from mabench.partition import canonical_labels
 
         labels = np.ascontiguousarray(canonical_labels(labels), dtype=np.int64)
         cap = max(self.kmax, int(np.bincount(labels).max())) + 1
@@ -192,31 +192,6 @@ def iterate(st: State, improve, restarts: int, budget: float, perturb: int, neig
                 trace.add(best_sse)
     st.set(best)
     return best, best_sse, done
-
-
-def initial_partition(Z: np.ndarray, k: int, init: str, init_params: str, rng) -> tuple[np.ndarray, int | None]:
-    """Labels of the ``init`` algorithm (any plugin) and its declared group-size bound."""
-    from . import plugins
-    from .published import parse_params
-    from .runner import split_output
-
-    if init in {"icsm", "ls"}:
-        raise UserError(f"init={init} would start a search from a search; choose a constructive method, e.g. init=mdav")
-    algo = plugins.algorithm(init)
-    params = algo.resolve(parse_params(init_params.replace(";", ",")) if init_params else {})
-    labels, _ = split_output(algo.run(Z, k, params, rng))
-    return np.asarray(labels, dtype=np.int64), algo.max_group_size(k, params)
-
-
-def init_bound(k: int, params: dict) -> int | None:
-    """The group-size bound of a search started from ``params['init']``: max(2k−1, the init's bound)."""
-    from . import plugins
-    from .published import parse_params
-
-    algo = plugins.algorithm(params["init"])
-    ip = algo.resolve(parse_params(params["init_params"].replace(";", ",")) if params["init_params"] else {})
-    bound = algo.max_group_size(k, ip)
-    return None if bound is None else max(2 * k - 1, bound)
 
 
 def trace_points(trace: Trace) -> list:

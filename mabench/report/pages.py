@@ -1,7 +1,7 @@
 """The reproduction report: one static, self-contained HTML page per seed paper, plus an index.
 
 ``results/report/<source>.html`` shows each of the paper's source tables with verdict colours, the
-figures of :mod:`mabench.figures` embedded as base64 PNG, every number that does not hold with its
+figures of :mod:`mabench.report.figures` embedded as base64 PNG, every number that does not hold with its
 cause and the evidence in numbers, and the provenance of the run (commit, versions, machine, seeds).
 The pages need no network and no script: they open from the file system. The figures are also
 written as PNG files to ``results/report/figures/``.
@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import figures, io, published, tables
+from mabench.report import figures, published, tables
+from mabench import io
 
 CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:2em auto;max-width:1200px;

@@ -15,7 +15,7 @@ exactly the jobs that produce them:
 * batch benchmarks ``benchmarks/**/*.tsv`` and ``results.parquet``: readable.
 
 The cell cache (``cache/cells``) is checked by the same :func:`partition_ok` when
-an entry is used (:mod:`mabench.batch`).
+an entry is used (:mod:`mabench.bench.batch`).
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def _data(root: Path):
             yield path, "not a readable data draw"
     raw = data / "raw"
     if raw.is_dir():
-        from . import fetch
+        from mabench.data import fetch
 
         pinned = {entry["file"]: entry["sha256"] for entry in fetch.catalog().values()}
         for path in sorted(raw.iterdir()):

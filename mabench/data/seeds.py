@@ -25,7 +25,7 @@ def cell_seeds(root_seed: int, n: int) -> list[int]:
 
 def check_seed(seed) -> int:
     """The one check of a user's seed: a non-negative integer."""
-    from .errors import UserError
+    from mabench.errors import UserError
 
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise UserError(f"seed must be a non-negative integer, got {seed}")

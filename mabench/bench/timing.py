@@ -1,6 +1,6 @@
 """What a workflow run cost: wall time, CPU time, jobs, and how much of it was the algorithms' own work.
 
-``python -m mabench.timing --out results/timing.json -- snakemake ...`` runs the
+``python -m mabench.bench.timing --out results/timing.json -- snakemake ...`` runs the
 command, passes its output through, and writes a summary: wall and CPU seconds
 of the whole run (the command and every process it started), the number of
 Snakemake jobs, the cells of ``results/results.parquet`` with the sum of their
@@ -50,7 +50,7 @@ def run(cmd: list[str]) -> tuple[int, float, float, int]:
 def summary(results: Path, wall: float, cpu: float, jobs: int, config: str) -> dict:
     import pandas as pd
 
-    from . import provenance
+    from mabench.bench import provenance
 
     frame = pd.read_parquet(results) if results.exists() else pd.DataFrame()
     algo = float(frame["seconds"].sum()) if "seconds" in frame else float("nan")
@@ -80,7 +80,7 @@ def append(row: dict, path: Path) -> None:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m mabench.timing", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m mabench.bench.timing", description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True, help="write the summary (JSON) here")
     p.add_argument("--results", default="results/results.parquet")
     p.add_argument("--config", default="config/config.yaml", help="the configuration run (recorded)")
@@ -94,7 +94,7 @@ def main(argv=None) -> int:
     if status != 0:
         return status
     row = summary(Path(args.results), wall, cpu, jobs, args.config)
-    from . import io
+    from mabench import io
 
     io.write_text(args.out, json.dumps(row, indent=1) + "\n")
     if args.append:

@@ -24,7 +24,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mabench import plugins
+from mabench import resources
+from mabench.plugin import NUMBER as _NUMBER, parse_params
 
 COLUMNS = ["source", "seed_file", "table", "row", "column", "dataset", "dataset_params", "algorithm",
            "params", "k", "metric", "value", "decimals", "rounding", "rule", "tolerance", "note"]
@@ -54,33 +55,6 @@ def t975(df: int) -> float:
             + (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / (92160 * v**4))
 
 
-# ------------------------------------------------------------------ parameters
-_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-
-
-def _norm_value(raw) -> str:
-    """Canonical text of one parameter value: numbers compare by value ("16.0" == "16")."""
-    s = str(raw).strip()
-    if _NUMBER.match(s):
-        x = float(s)
-        return str(int(x)) if x.is_integer() and abs(x) < 2**53 else repr(x)
-    if s.lower() in ("true", "false"):
-        return s.lower()
-    return s
-
-
-def parse_params(text) -> dict[str, str]:
-    """``"a=1,b=x"`` -> ``{"a": "1", "b": "x"}`` with normalised values; empty/NaN -> ``{}``."""
-    if text is None or (isinstance(text, float) and math.isnan(text)):
-        return {}
-    out = {}
-    for item in str(text).split(","):
-        if item.strip():
-            key, _, value = item.partition("=")
-            out[key.strip()] = _norm_value(value)
-    return out
-
-
 def _text(x) -> str:
     """A cell as stripped text; None and NaN are empty."""
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else str(x).strip()
@@ -98,11 +72,11 @@ def _same_data(wanted: dict, have: dict) -> bool:
 
 # ------------------------------------------------------------------ loading
 def default_path() -> Path:
-    return plugins.home() / "config" / "published.csv"
+    return resources.config_path("published.csv")
 
 
 def schema_path() -> Path:
-    return plugins.home() / "config" / "published.schema.json"
+    return resources.config_path("published.schema.json")
 
 
 def _typed(rec: dict) -> dict:

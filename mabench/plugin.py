@@ -7,12 +7,14 @@ Fetched data sets are rows of ``datasets/catalog.yaml``.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
-from .errors import UserError
+from mabench.errors import UserError
 
 
 @dataclass(frozen=True)
@@ -55,18 +57,53 @@ def resolve_params(owner: str, declared: dict[str, Param], given: dict[str, Any]
     return out
 
 
+NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def _norm_value(raw) -> str:
+    """Canonical text of one parameter value: numbers compare by value ("16.0" == "16")."""
+    s = str(raw).strip()
+    if NUMBER.match(s):
+        x = float(s)
+        return str(int(x)) if x.is_integer() and abs(x) < 2**53 else repr(x)
+    if s.lower() in ("true", "false"):
+        return s.lower()
+    return s
+
+
+def parse_params(text) -> dict[str, str]:
+    """``"a=1,b=x"`` -> ``{"a": "1", "b": "x"}`` with normalised values; empty/NaN -> ``{}``."""
+    if text is None or (isinstance(text, float) and math.isnan(text)):
+        return {}
+    out = {}
+    for item in str(text).split(","):
+        if item.strip():
+            key, _, value = item.partition("=")
+            out[key.strip()] = _norm_value(value)
+    return out
+
+
 def format_params(params: dict[str, Any]) -> str:
     """Canonical ``a=1,b=x`` form (sorted), used in file names and result tables."""
     return ",".join(f"{k}={params[k]}" for k in sorted(params))
 
 
+def split_output(out) -> tuple[np.ndarray, dict]:
+    """An algorithm's ``run`` returns labels, or (labels, info) where info holds extra record fields
+    (e.g. a recursion structure, a convergence cycle, an anytime trace): JSON-serializable values."""
+    if isinstance(out, tuple):
+        labels, info = out
+        return np.asarray(labels, dtype=np.int64), dict(info or {})
+    return np.asarray(out, dtype=np.int64), {}
+
+
 # run(Z, k, params, rng) -> labels, or (labels, extra): extra is a dict of JSON-serializable fields
-# added to the run record (mabench.runner.split_output). Z is the standardized (n, d) float64 C-contiguous data.
+# added to the run record (split_output). Z is the standardized (n, d) float64 C-contiguous data.
 # With scale=raw (the algorithm declares a `scale` param) Z holds the original values instead.
 RunFn = Callable[[np.ndarray, int, dict, np.random.Generator], np.ndarray]
 
 
-# Choices of the generic `scale` parameter (see mabench.runner.algorithm_input).
+# Choices of the generic `scale` parameter (see mabench.bench.runner.algorithm_input).
 SCALES = ("standardized", "raw")
 
 

@@ -9,14 +9,14 @@ import platform
 import subprocess
 import sys
 
-from . import __version__, plugins
+from mabench import __version__, resources
 
 PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "snakemake")
 
 
 def git_commit() -> str:
     """HEAD of the plugin tree's checkout, with ``-dirty`` when tracked files changed; ``unknown`` outside git."""
-    root = plugins.home()
+    root = resources.source_root()
     try:
         head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
                               check=True, timeout=10).stdout.strip()

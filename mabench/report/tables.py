@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import io, published
-from .errors import UserError
+from mabench import io
+from mabench.report import published
+from mabench.errors import UserError
 
 SOURCES = {
     "ps2010": "Kabir, Wang & Zhang (ICDM 2010), Pairwise Systematic microaggregation",
@@ -105,10 +106,10 @@ def _summary(counts: dict[str, int]) -> str:
 # ------------------------------------------------------------------ readings and scales
 def _mark_absent_plugins(compared: pd.DataFrame) -> pd.DataFrame:
     """A row whose plugin is not in this checkout is "not implemented" (not "not run")."""
-    from . import plugins
+    from mabench import discovery
 
     try:
-        known = set(plugins.algorithms())
+        known = set(discovery.algorithms())
     except Exception:  # a broken plugin elsewhere must not hide the tables
         return compared
     absent = (compared["verdict"] == "not run") & (compared["algorithm"] != "") & ~compared["algorithm"].isin(known)

@@ -1,0 +1,1 @@
+"""The built-in microaggregation methods, one plugin file each (installed as ``mabench.methods``)."""

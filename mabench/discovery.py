@@ -1,0 +1,127 @@
+"""Where plugins come from: the built-in ones and a user's own folder.
+
+The built-in methods are the files of the repository's ``algorithms/`` folder and the built-in
+data sets those of ``datasets/``; both are installed as the subpackages ``mabench.methods`` and
+``mabench.generators`` (``pyproject.toml`` maps the folders), so an installed mabench has them all.
+``MABENCH_HOME`` names a folder with ``algorithms/`` and/or ``datasets/`` of one's own: its plugins
+are added, and one with a built-in's name replaces it (e.g. a modified copy under test).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from mabench.errors import UserError
+from mabench.plugin import Algorithm, Generator, parse_params, split_output
+
+_NAMESPACE = "mabench_user_plugins"
+_BUILTIN = {"algorithms": "mabench.methods", "datasets": "mabench.generators"}
+
+
+def builtin_folder(kind: str) -> Path:
+    """The folder of the built-in ``algorithms`` or ``datasets`` plugins."""
+    return Path(importlib.import_module(_BUILTIN[kind]).__file__).resolve().parent
+
+
+def user_home() -> Path | None:
+    """``MABENCH_HOME`` when it names a folder other than the built-in plugins' tree."""
+    raw = os.environ.get("MABENCH_HOME")
+    if not raw:
+        return None
+    home = Path(raw).resolve()
+    if not home.is_dir():
+        raise UserError(f"MABENCH_HOME={raw!r} is not a folder; point it at a folder holding algorithms/ or datasets/")
+    if not ((home / "algorithms").is_dir() or (home / "datasets").is_dir()):
+        raise UserError(f"MABENCH_HOME={raw!r} holds neither algorithms/ nor datasets/; "
+                        "put your plugin files there or unset MABENCH_HOME")
+    if all(not (home / k).is_dir() or (home / k).resolve() == builtin_folder(k) for k in _BUILTIN):
+        return None
+    return home
+
+
+def plugin_files(kind: str) -> list[Path]:
+    """Every plugin file of ``kind`` that is in force, built-in first (what the fingerprint hashes)."""
+    files = _plugin_files(builtin_folder(kind))
+    home = user_home()
+    if home is not None and (home / kind).is_dir() and (home / kind).resolve() != builtin_folder(kind):
+        files += _plugin_files(home / kind)
+    return files
+
+
+def _plugin_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
+
+
+def _load_module(path: Path, kind: str):
+    if path.parent == builtin_folder(kind):
+        return importlib.import_module(f"{_BUILTIN[kind]}.{path.stem}")
+    name = f"{_NAMESPACE}.{kind}.{path.stem}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _declared(kind: str, pick) -> dict:
+    """name -> declaration over the plugin files in force; a user's file replaces a built-in of its name."""
+    found, origin = {}, {}
+    for path in plugin_files(kind):
+        for item in pick(path, _load_module(path, kind)):
+            if item.name in found and origin[item.name].parent == path.parent:
+                raise RuntimeError(f"{kind[:-1]} name {item.name!r} is declared twice in {path.parent}")
+            found[item.name], origin[item.name] = item, path
+    return found
+
+
+def _algorithm_of(path, module):
+    algo = getattr(module, "ALGORITHM", None)
+    if not isinstance(algo, Algorithm):
+        raise RuntimeError(f"{path} defines no ALGORITHM = Algorithm(...)")
+    return [algo]
+
+
+@functools.cache
+def algorithms() -> dict[str, Algorithm]:
+    return _declared("algorithms", _algorithm_of)
+
+
+@functools.cache
+def generators() -> dict[str, Generator]:
+    return _declared("datasets", lambda path, module: getattr(module, "GENERATORS", []))
+
+
+def algorithm(name: str) -> Algorithm:
+    table = algorithms()
+    if name not in table:
+        raise UserError(
+            f"unknown algorithm {name!r}; available: {', '.join(sorted(table))} (see `mabench list algorithms`)"
+        )
+    return table[name]
+
+
+def initial_partition(Z: np.ndarray, k: int, init: str, init_params: str, rng) -> tuple[np.ndarray, int | None]:
+    """Labels of the ``init`` algorithm (any plugin) and its declared group-size bound."""
+    if init in {"icsm", "ls"}:
+        raise UserError(f"init={init} would start a search from a search; choose a constructive method, e.g. init=mdav")
+    algo = algorithm(init)
+    params = algo.resolve(parse_params(init_params.replace(";", ",")) if init_params else {})
+    labels, _ = split_output(algo.run(Z, k, params, rng))
+    return np.asarray(labels, dtype=np.int64), algo.max_group_size(k, params)
+
+
+def init_bound(k: int, params: dict) -> int | None:
+    """The group-size bound of a search started from ``params['init']``: max(2k−1, the init's bound)."""
+    algo = algorithm(params["init"])
+    ip = algo.resolve(parse_params(params["init_params"].replace(";", ",")) if params["init_params"] else {})
+    bound = algo.max_group_size(k, ip)
+    return None if bound is None else max(2 * k - 1, bound)
