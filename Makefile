@@ -41,7 +41,7 @@ bench: $(STAMP)
 slurm-test: $(STAMP)
 	bash workflow/slurm/local-cluster.sh
 	$(BIN)/python -m pip install --quiet -e '.[all,test,slurm]'
-	$(BIN)/python -m pytest -m slurm tests/test_slurm.py
+	$(BIN)/python -m pytest -m slurm tests/bench/test_slurm.py
 
 slurm-stop:
 	bash workflow/slurm/local-cluster.sh stop

@@ -19,7 +19,7 @@ Because exp is increasing and a product of exponentials is the exponential of
 the sum, every choice above is independent of α: "least associated with μ" is
 "farthest from μ", and "largest interaction" is "smallest summed squared
 distance to the members" (= nearest to the members' centroid). This kernel
-uses that α-free form (no underflow); tests/test_omma_iamat.py checks it
+uses that α-free form (no underflow); tests/methods/test_omma_iamat.py checks it
 against the literal exp/product form on data where the products do not
 underflow.
 

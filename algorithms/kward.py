@@ -22,7 +22,7 @@ Choices where the sources are silent: the most distant pair is the first in
 is G_r, G_s, then the singletons in record order (first pair in row-major
 order wins); if s falls in G_r (all records equidistant from r) the farthest
 remaining record from r replaces it. On one column this gives kW's partition
-(tests/test_kward.py).
+(tests/methods/test_kward.py).
 """
 
 import numpy as np

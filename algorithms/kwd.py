@@ -8,7 +8,7 @@ kW with the pair search restricted to the "diagonal" of the sorted group
 matrix: a group with fewer than k records is compared only with its right
 neighbour; a group with k or more records with the first group to its right
 that has fewer than k records (the row traversal of Algorithm 3). Theorem 2
-claims the same output as kW; on tie-free data it is (tests/test_kward.py).
+claims the same output as kW; on tie-free data it is (tests/methods/test_kward.py).
 
 Choices where the thesis is silent: the merged group keeps the position of
 the left group; ties go to the leftmost candidate; the row search runs right

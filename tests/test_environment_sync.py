@@ -2,11 +2,10 @@
 
 import re
 import tomllib
-from pathlib import Path
 
 import yaml
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _norm(spec: str) -> str:

@@ -43,7 +43,7 @@ numba.config.CACHE_DIR = numba_cache_dir()
 # kernel that calls a parallel one references the scheduler's symbols
 # (allocate_sched, ...), which exist only once the layer is up; loading it
 # first aborts with "LLVM ERROR: Symbol not found" (seen in a cold-cache run,
-# tests/test_jit_cache.py replays it).
+# tests/kernels/test_jit_cache.py replays it).
 _launch_threads()
 
 from mabench.kernels.buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, work_buffer  # noqa: E402

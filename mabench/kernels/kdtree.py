@@ -16,7 +16,7 @@ it (per member, the squared differences summed in attribute order; the members'
 sums added in member order), and ties go to the lowest record id. The bound only
 decides which boxes are opened, with a slack far above rounding error (relative, plus an absolute
 term for exact duplicates, whose score is 0),
-so the answer is bit for bit the full pass's answer (tests/test_kdtree.py).
+so the answer is bit for bit the full pass's answer (tests/kernels/test_kdtree.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ The state of a partition with ``c`` groups is
   and each record's slot, so a move or swap costs O(d).
 
 Cost formulas (x in G_p, y in G_q, p != q; every one is the exact SSE change, checked
-against brute force in tests/test_icsm.py):
+against brute force in tests/methods/test_icsm.py):
 
 * ``r1(x, q, y)`` — SSE change of G_q when y is replaced by x (size fixed):
   Σ_l δ_l (2 (y_l − ḡ_q,l) + δ_l (|G_q| − 1)/|G_q|), δ = x − y.

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mabench import kernels as K
-from mabench.errors import UserError
 
 
 @dataclass

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,6 +21,7 @@ from mabench.report import published, tables
 from mabench.bench import runner
 from mabench.plugin import format_params
 from mabench.data.standardize import zscore
+from support import run_plugin as _run
 
 
 # ------------------------------------------------------------------ plain NumPy references
@@ -203,12 +203,6 @@ CASES = [
 IDS = [f"{n}[{format_params(p)}]" for n, p, _ in CASES]
 
 
-def _run(name, params, X, k):
-    algo = discovery.algorithm(name)
-    resolved = algo.resolve(params)
-    labels = np.asarray(algo.run(np.ascontiguousarray(X, dtype=np.float64), k, resolved, np.random.default_rng(0)))
-    partition.check(labels, len(X), k, algo.max_group_size(k, resolved), who=name)
-    return labels
 
 
 def _same(a, b):

@@ -30,8 +30,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SNAKEFILE = ROOT / "Snakefile"
 PROFILE = ROOT / "workflow" / "profiles" / "default"
 

@@ -9,18 +9,13 @@ from hypothesis.extra.numpy import arrays
 
 from mabench import discovery, partition
 from mabench.plugin import format_params
-from reference_impl import REFERENCE
+from oracles.mdav_family import REFERENCE
+from support import run_plugin as _run
 
 CONFIGS = [(name, dict(p.split("=") for p in params.split(",")) if params else {})
            for name, params in REFERENCE]
 
 
-def _run(name, params, Z, k):
-    algo = discovery.algorithm(name)
-    resolved = algo.resolve(params)
-    labels = np.asarray(algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved, np.random.default_rng(0)))
-    partition.check(labels, len(Z), k, algo.max_group_size(k, resolved), who=name)
-    return labels
 
 
 def test_every_plugin_declares_its_contract():

@@ -26,9 +26,8 @@ import pytest
 from mabench import data
 from mabench.data import fetch
 from mabench.errors import UserError
-from cli_checks import assert_user_error
+from support import ROOT, assert_user_error
 
-ROOT = Path(__file__).resolve().parent.parent
 VENDOR = ROOT / "datasets" / "vendor"
 NAME = "tarragona"  # the test file served over HTTP
 FILE = "Tarragona.rda"

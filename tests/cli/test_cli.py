@@ -9,7 +9,7 @@ import sys
 import pandas as pd
 import pytest
 
-from cli_checks import assert_user_error
+from support import assert_user_error
 from mabench import cli
 
 REQUIRED = {"algorithm", "dataset", "k", "seed", "n", "d", "n_groups", "min_group", "max_group", "il", "seconds"}

@@ -6,7 +6,6 @@ number into anything else (or "fixes" a known erratum) fails here.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -14,25 +13,26 @@ import pytest
 from mabench import discovery
 from mabench.report import published
 from mabench.bench import runner
+from support import FIXTURES
 
 REAL = ("tarragona", "census", "eia")
 
-# The numbers that do not hold on the real data, pinned (tests/data/not_reproduced.csv: one row per
+# The numbers that do not hold on the real data, pinned (tests/fixtures/not_reproduced.csv: one row per
 # (source, table, row, k), with the doc that gives the evidence; the causes are in the registry notes).
 # A change that turns a reproduced number into anything else, or "fixes" a known miss, fails here;
 # after an intended change, update the file with the change.
 NOT_REPRODUCED = {
     (r["source"], r["table"], r["row"], int(r["k"]))
-    for r in pd.read_csv(Path(__file__).parent / "data" / "not_reproduced.csv", dtype=str).to_dict("records")
+    for r in pd.read_csv(FIXTURES / "not_reproduced.csv", dtype=str).to_dict("records")
 }
 
 
 @pytest.fixture(scope="module")
 def compared():
     registry = published.load()
-    # randomized methods (OMMA) are judged over several seeds in tests/test_omma_iamat.py; the thesis's
-    # Ch. 3 / Ch. 6 tables (k-Ward family, EMAD: ~200 cells) in tests/test_kward.py and tests/test_emad.py.
-    # rows of plugins still being built elsewhere (tests/test_published.py PENDING) are left out
+    # randomized methods (OMMA) are judged over several seeds in tests/methods/test_omma_iamat.py; the thesis's
+    # Ch. 3 / Ch. 6 tables (k-Ward family, EMAD: ~200 cells) in tests/methods/test_kward.py and tests/methods/test_emad.py.
+    # rows of plugins still being built elsewhere (tests/report/test_published.py PENDING) are left out
     algos = discovery.algorithms()
     deterministic = registry["algorithm"].map(lambda a: a in algos and algos[a].deterministic)
     own_tests = (registry["source"] == "fayyoumi2008") & registry["table"].str.match(r"Table [36]\.")

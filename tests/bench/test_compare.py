@@ -18,8 +18,8 @@ import pytest
 import yaml
 
 from mabench.report import compare
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PERTURB = '''
 
 import dataclasses as _dc

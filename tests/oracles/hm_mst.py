@@ -15,7 +15,7 @@ from collections import deque
 
 import numpy as np
 
-from reference_impl import REFERENCE
+from oracles.mdav_family import REFERENCE
 
 
 def d2(Z, p):

@@ -130,7 +130,7 @@ def test_row_counts(reg):
         ("fayyoumi2008", "Table 3.3"): 78, ("fayyoumi2008", "Table 3.4"): 39, ("fayyoumi2008", "Table 3.6"): 39,
         ("fayyoumi2008", "Table 3.7"): 39, ("fayyoumi2008", "Table 3.8"): 39, ("fayyoumi2008", "Table 3.9"): 39,
         ("fayyoumi2008", "Table 3.10"): 18, ("fayyoumi2008", "Table 3.11"): 5,
-        # Ch. 6 real data (30, 25, 39, 19, 12) + Sim_1-3 (36, 9, 6, 9, 22; tests/test_thesis_sim.py)
+        # Ch. 6 real data (30, 25, 39, 19, 12) + Sim_1-3 (36, 9, 6, 9, 22; tests/data/test_thesis_sim.py)
         ("fayyoumi2008", "Table 6.4"): 66, ("fayyoumi2008", "Table 6.5"): 34, ("fayyoumi2008", "Table 6.6"): 45,
         ("fayyoumi2008", "Table 6.7"): 28, ("fayyoumi2008", "Table 6.8"): 34,
     }

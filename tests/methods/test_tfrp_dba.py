@@ -1,7 +1,7 @@
 """TFRP-1/2, DBA-1/2, MDAV-2, DBFS and the dissolve-and-reassign refinement kernel.
 
 * every plugin (default and non-default readings) gives the same partition as the plain-NumPy
-  reference in tests/reference_tfrp_dba.py, on tie-heavy and on continuous data;
+  reference in tests/oracles/tfrp_dba.py, on tie-heavy and on continuous data;
 * the refinement never ends with a higher SSE than the partition it refines, keeps every group >= k
   and respects its size bounds (hypothesis);
 * TFRP-1 reproduces the 12 published values of 004_d1273daa16c98592.txt Tables I–III at their
@@ -15,10 +15,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-import reference_tfrp_dba as ref
+from oracles import tfrp_dba as ref
 from mabench import kernels as K
 from mabench import discovery, partition
 from mabench.bench.runner import run_cell
+from support import run_plugin as _run
 
 CONFIGS = [
     ("tfrp1", {}, lambda Z, k: ref.tfrp1(Z, k)),
@@ -40,12 +41,6 @@ CONFIGS = [
 IDS = [f"{n}[{','.join(f'{a}={b}' for a, b in p.items())}]" for n, p, _ in CONFIGS]
 
 
-def _run(name, params, Z, k):
-    algo = discovery.algorithm(name)
-    resolved = algo.resolve(params)
-    labels = np.asarray(algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved, np.random.default_rng(0)))
-    partition.check(labels, len(Z), k, algo.max_group_size(k, resolved), who=name)
-    return labels
 
 
 def _same(a, b):

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from mabench import data, discovery
 from mabench.errors import UserError
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 # Small versions of every generator (the defaults are checked separately).
 SMALL = {

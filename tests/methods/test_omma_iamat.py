@@ -20,7 +20,7 @@ from hypothesis.extra.numpy import arrays
 from mabench import discovery, partition
 from mabench.errors import UserError
 from mabench.bench.runner import run_cell, split_output
-from reference_impl import _Sums
+from oracles.mdav_family import _Sums
 
 EPS = 1e-9
 

@@ -26,8 +26,8 @@ import pandas as pd
 import pytest
 
 from mabench.report import pages as pages_module, published
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 

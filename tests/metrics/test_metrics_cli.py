@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from cli_checks import assert_user_error
+from support import ROOT, assert_user_error
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def mabench(*args):

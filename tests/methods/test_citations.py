@@ -17,8 +17,8 @@ import pytest
 
 from mabench import discovery
 from mabench.report import published
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SEED_FILE = re.compile(r"\b\d{3}_[0-9a-f]{16}\.txt\b")
 DOC_REF = re.compile(r"\bdocs/[A-Za-z0-9_./-]+\.md(?:#[a-z0-9_-]+)?")
 # Written in pieces so that this file does not match itself.

@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "config" / "smoke.yaml"
 RUN_FIELDS = {"seconds", "metric_seconds", "threads", "max_rss_mb"}  # how the run went, not what it computed
 

@@ -8,19 +8,16 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-import reference_hm_mst as ref
-from mabench import data, discovery, kernels as K, partition
+from oracles import hm_mst as ref
+from mabench import data, kernels as K, partition
 from mabench.errors import UserError
 from mabench.bench.runner import run_cell
 from mabench.data.standardize import zscore
+from support import run_plugin
 
 
 def _run(name, Z, k, **params):
-    algo = discovery.algorithm(name)
-    resolved = algo.resolve(params)
-    labels = np.asarray(algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved, np.random.default_rng(0)))
-    partition.check(labels, len(Z), k, algo.max_group_size(k, resolved), who=name)
-    return labels
+    return run_plugin(name, params, Z, k)
 
 
 def _same(a, b):

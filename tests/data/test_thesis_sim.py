@@ -10,7 +10,6 @@ import itertools
 import math
 import sys
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,8 +21,8 @@ from mabench.report import published
 from mabench.plugin import format_params
 from mabench.errors import UserError
 from mabench.bench.runner import run_cell
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SETS = {"fayyoumi_sim1": (8, 5000), "fayyoumi_sim2": (16, 10000), "fayyoumi_sim3": (22, 20000)}
 
 

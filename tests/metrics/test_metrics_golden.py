@@ -23,7 +23,6 @@ import itertools
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -31,8 +30,8 @@ import pytest
 from mabench import discovery
 from mabench.metrics import EvalContext, evaluate
 from mabench.data.standardize import zscore
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 KEYS = ["AFNLWGT", "AGI", "EMCONTRB", "PTOTVAL", "PEARNVAL", "FICA", "WSALVAL"]  # Var1,2,3,5,10,11,12
 THESIS_PARAMS = {"tail": "group", "centroid": "remaining"}
 

@@ -25,11 +25,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cli_checks import assert_user_error
+from support import ROOT, assert_user_error
 from mabench import cli, io
 from mabench.errors import UserError
 
-ROOT = Path(__file__).resolve().parent.parent
 GOOD = "a,b\n1,2\n3,5\n4,1\n7,8\n2,2\n9,4\n"
 
 

@@ -17,8 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 CSV = {
     "good": "a,b,c\n1,2,3\n4,5,7\n2,9,1\n8,1,5\n5,5,5\n",

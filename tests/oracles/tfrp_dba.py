@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference_impl import _dist, _farthest, _group, _leftovers, _mean, mdav
+from oracles.mdav_family import _dist, _farthest, _group, _leftovers, _mean, mdav
 
 
 def _sse(X):

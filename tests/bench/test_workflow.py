@@ -19,8 +19,8 @@ import pytest
 import yaml
 
 from mabench.data.seeds import cell_seeds
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SNAKEFILE = ROOT / "Snakefile"
 SMOKE = ROOT / "config" / "smoke.yaml"
 

@@ -1,0 +1,15 @@
+"""Test layout: one folder per layer of the package (kernels, methods, metrics, data, bench, report,
+cli); plain-NumPy reference implementations in ``oracles/``; shared helpers in ``support.py``.
+This file puts ``tests/`` on ``sys.path`` (pytest's rootdir conftest), so ``import support`` and
+``from oracles import ...`` work from every folder."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+@pytest.fixture
+def rng():
+    """A fixed-seed generator for a test's own data."""
+    return np.random.default_rng(0)

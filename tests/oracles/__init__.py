@@ -1,0 +1,1 @@
+"""Reference implementations in plain NumPy that follow the papers' pseudocode, not the kernels' bookkeeping."""

@@ -1,0 +1,43 @@
+"""What many test modules share: the checkout's root, running a plugin with its contract checked,
+running the CLI in a fresh process, and the CLI's error contract."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def run_plugin(name: str, params: dict, Z, k: int, seed: int = 0) -> np.ndarray:
+    """The labels of algorithm ``name`` on ``Z``, after checking them against its declared contract."""
+    from mabench import discovery, partition
+
+    algo = discovery.algorithm(name)
+    resolved = algo.resolve(params)
+    labels = np.asarray(algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved, np.random.default_rng(seed)))
+    partition.check(labels, len(Z), k, algo.max_group_size(k, resolved), who=name)
+    return labels
+
+
+def run_cli(*args: str, cwd: Path | None = ROOT, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    """``mabench ARGS`` in a fresh process (``python -m mabench.cli``)."""
+    return subprocess.run([sys.executable, "-m", "mabench.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env={**os.environ, **(env or {})}, timeout=timeout)
+
+
+def assert_user_error(proc, *needles):
+    """The CLI's error contract: exit status 2, one line on stderr, no traceback, no stdout."""
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("mabench: error: ")
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+    for needle in needles:
+        assert needle in lines[0], lines[0]
