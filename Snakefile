@@ -54,7 +54,7 @@ rule all:
         REPORT_PAGES,
         CELL_RECORDS,
         CELL_PARTITIONS,
-        DATA_FILES,
+        PLAN.data_files,
         repair_damaged,  # deletes damaged intermediates first, so they are redone
     default_target: True
     localrule: True

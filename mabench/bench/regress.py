@@ -3,8 +3,8 @@
 ``make regress`` runs them (in one process, each (algorithm, data set) as one
 batch of k values), writes a CSV results table and compares it with the tracked
 baseline ``config/regress/baseline.csv`` (``mabench compare``). The cells come
-from the configuration itself, so a new algorithm joins the check as soon as
-the default configuration runs it. Only fixed data (catalog sets, files, column
+from the configuration's plan (:mod:`mabench.bench.plan`), so a new algorithm
+joins the check as soon as the default configuration runs it. Only fixed data (catalog sets, files, column
 selections of them) are used: they are small and need no draws. Randomized
 algorithms run their first seed only; their IL is not gated.
 """
@@ -12,50 +12,21 @@ algorithms run their first seed only; their IL is not gated.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pandas as pd
-import yaml
 
-from mabench import data, resources
-from mabench.data import fetch
-from mabench.errors import UserError
+from mabench.bench import plan
 from mabench.bench.runner import run_cells
+from mabench.errors import UserError
 
 COLUMNS = ["dataset_id", "algo_id", "algorithm", "params", "dataset", "dataset_params", "k", "seed",
            "n_groups", "min_group", "max_group", "il", "seconds"]
 
 
-def _config(path) -> dict:
-    path = Path(path) if path else resources.config_path("config.yaml")
-    try:
-        return yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"config {str(path)!r} does not exist; give --config FILE") from None
-    except yaml.YAMLError:
-        raise UserError(f"config {str(path)!r} is not valid YAML") from None
-
-
-def cells(config: dict, only: str | None = None):
-    """(dataset_id, spec, algo_id, algorithm, params, ks) of every regression batch, in config order."""
-    catalog = fetch.catalog()
-    wanted = {a.strip() for a in only.split(",")} if only else None
-    algos = config["algorithms"]
-    for ds_id, entry in config["datasets"].items():
-        spec = entry["spec"]
-        if data.base_name(spec) not in catalog:
-            continue
-        everywhere = [a for a, e in algos.items() if e.get("on_every_dataset", True)]
-        for algo_id in entry.get("algorithms", everywhere):
-            if wanted is not None and algo_id not in wanted:
-                continue
-            params = {str(k): str(v) for k, v in (algos[algo_id].get("params") or {}).items()}
-            yield ds_id, spec, algo_id, algos[algo_id]["algorithm"], params, entry.get("k", config.get("k", [3, 4, 5, 10]))
-
-
 def run(config_path=None, only: str | None = None) -> pd.DataFrame:
     rows = []
-    for ds_id, spec, algo_id, algorithm, params, ks in cells(_config(config_path), only):
+    wanted = {a.strip() for a in only.split(",")} if only else None
+    for ds_id, spec, algo_id, algorithm, params, ks in plan.build(plan.load_config(config_path)).regression_batches(wanted):
         for result in run_cells(algorithm, spec, ks, 0, params, ["il"]):
             rows.append({"dataset_id": ds_id, "algo_id": algo_id,
                          **{c: result.record[c] for c in COLUMNS[2:]}})

@@ -9,24 +9,25 @@ rule fetch:
     log:
         "results/logs/fetch/{file}.log",
     params:
-        name=lambda wildcards: RAW_FILES[wildcards.file],
+        name=lambda wildcards: PLAN.raw_files[wildcards.file],
     localrule: True
     shell:
         "mabench fetch {params.name} --out {output:q} > {log:q} 2>&1"
 
 
-if FIXED:
+if PLAN.fixed:
+    _inputs, _args = PLAN.prepare_fixed()
 
     rule prepare_fixed:
         """Every fixed data set as Parquet (seed 0), in one process."""
         input:
-            prepare_fixed_input(),
+            _inputs,
         output:
-            [data_file(ds_id, 0) for ds_id in FIXED],
+            [PLAN.data_file(ds_id, 0) for ds_id in PLAN.fixed],
         log:
             "results/logs/prepare/fixed.log",
         params:
-            args=prepare_fixed_args(),
+            args=shell_args(_args),
         resources:
             mem_mb=2000,
             runtime=10,
@@ -34,8 +35,8 @@ if FIXED:
             "mabench prepare {params.args} > {log:q} 2>&1"
 
 
-for _ds_id, _ds in DATASETS.items():
-    if _ds["fixed"]:
+for _ds_id, _ds in PLAN.datasets.items():
+    if _ds.fixed:
         continue
 
     rule:
@@ -43,12 +44,12 @@ for _ds_id, _ds in DATASETS.items():
         name:
             rule_name("prepare", _ds_id)
         output:
-            [data_file(_ds_id, s) for s in _ds["seeds"]],
+            [PLAN.data_file(_ds_id, s) for s in _ds.seeds],
         log:
             f"results/logs/prepare/{_ds_id}.log",
         params:
-            spec=_ds["spec"],
-            seeds=",".join(str(s) for s in _ds["seeds"]),
+            spec=_ds.spec,
+            seeds=",".join(str(s) for s in _ds.seeds),
             out=lambda wildcards, _ds_id=_ds_id: f"results/data/{_ds_id}/seed{{seed}}.parquet",
         resources:
             mem_mb=2000,

@@ -5,24 +5,23 @@
 # recomputes only the cells that are not there.
 
 
-for _ds_id, _part, _algo_ids in JOBS:
-    _cells = job_cells(_ds_id, _algo_ids)
+for _job in PLAN.jobs:
 
     rule:
         """All draws and k values of a group of algorithms on one data set (records, partitions, metrics)."""
         name:
-            rule_name("run", _ds_id, f"part{_part}")
+            rule_name("run", _job.dataset_id, f"part{_job.part}")
         input:
-            sorted({data_file(_ds_id, s) for a in _algo_ids for s in batch_seeds(_ds_id, a)}),
+            PLAN.job_inputs(_job),
         output:
-            records=[f"results/cells/{c}.json" for c in _cells],
-            partitions=[f"results/cells/{c}.csv" for c in _cells],
+            records=[f"results/cells/{c}.json" for c in _job.cells],
+            partitions=[f"results/cells/{c}.csv" for c in _job.cells],
         log:
-            f"results/logs/run/{_ds_id}/part{_part}.log",
+            f"results/logs/run/{_job.name}.log",
         benchmark:
-            f"results/benchmarks/{_ds_id}/part{_part}.tsv"
+            f"results/benchmarks/{_job.name}.tsv"
         params:
-            plan=job_plan(_ds_id, _part, _algo_ids),
+            plan=json.dumps(PLAN.job_plan(_job), separators=(',', ':')),
         threads: config["threads_per_run"]
         resources:
             mem_mb=config["mem_mb_per_run"],

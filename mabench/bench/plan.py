@@ -1,0 +1,363 @@
+"""The plan of a workflow configuration: its data sets, algorithm ids, cells and batch jobs.
+
+Built once, here, from a configuration (``config/config.yaml`` and the files like it, keys in
+``config/README.md``); the Snakemake rules (``workflow/rules/common.smk``) and ``mabench regress``
+only read it. Building it checks everything the schema cannot: plugin names and parameters, metric
+names, cross references between ids, draws of fixed data, and k against each data set's size.
+
+A cell is (data set id, algorithm id, seed, k). Cells run in batch jobs: one job per data set and
+group of at most ``algorithms_per_job`` of its algorithm ids (``mabench batch --plan``), and each
+cell keeps its own files ``results/cells/{dataset_id}/{algo_id}/seed{seed}/k{k}.{json,csv}``.
+
+>>> plan = build({"k": [3], "algorithms": {"mdav": {"algorithm": "mdav"}},
+...               "datasets": {"tarragona": {"spec": "tarragona"}}})
+>>> plan.cells
+['tarragona/mdav/seed0/k3']
+>>> plan.jobs[0].cells
+['tarragona/mdav/seed0/k3']
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from mabench import data, discovery, resources
+from mabench.data import fetch
+from mabench.data.seeds import cell_seeds
+from mabench.errors import UserError
+
+SCHEMA = Path("workflow") / "schemas" / "config.schema.yaml"
+
+
+class ConfigError(UserError):
+    """Every problem of a configuration, one per entry of ``problems``."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("invalid workflow configuration: " + "; ".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class DatasetEntry:
+    """One configured data set: where it comes from, its draws, its k values, algorithms and metrics."""
+
+    id: str
+    spec: str
+    kind: str  # "fetched" (catalog), "generated" (a generator plugin) or "file"
+    seeds: list[int]  # the draws of a generated set; [0] for fixed data
+    k: list[int]
+    algorithms: list[str]
+    metrics: list[str]
+    name: str | None = None  # catalog name of a fetched set
+    raw: str | None = None  # its catalog file
+    file: str | None = None  # the path of a file data set
+
+    @property
+    def fixed(self) -> bool:
+        return self.kind != "generated"
+
+
+@dataclass(frozen=True)
+class AlgorithmEntry:
+    """One configured algorithm id: the plugin, its parameters, its own k list and its seeds on fixed data."""
+
+    id: str
+    algorithm: str
+    params: dict[str, str]
+    only_k: list[int] | None
+    fixed_seeds: list[int]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One batch job: a data set and a group of its algorithm ids, with the cells it writes."""
+
+    dataset_id: str
+    part: int
+    algo_ids: list[str]
+    cells: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.dataset_id}/part{self.part}"
+
+
+@dataclass
+class Plan:
+    config: dict
+    datasets: dict[str, DatasetEntry]
+    algorithms: dict[str, AlgorithmEntry]
+    jobs: list[Job] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ cells
+    def batch_seeds(self, ds_id: str, algo_id: str) -> list[int]:
+        """Repetition seeds of one batch: the data draws, or the algorithm's seeds on fixed data."""
+        ds = self.datasets[ds_id]
+        return self.algorithms[algo_id].fixed_seeds if ds.fixed else ds.seeds
+
+    def algo_ks(self, ds_id: str, algo_id: str) -> list[int]:
+        """The data set's k values, restricted to the algorithm's own `k` list if it has one."""
+        only = self.algorithms[algo_id].only_k
+        return [k for k in self.datasets[ds_id].k if only is None or k in only]
+
+    def data_file(self, ds_id: str, seed: int) -> str:
+        return f"results/data/{ds_id}/seed{0 if self.datasets[ds_id].fixed else seed}.parquet"
+
+    def cells_of(self, ds_id: str, algo_ids) -> list[str]:
+        return [f"{ds_id}/{a}/seed{s}/k{k}" for a in algo_ids
+                for s in self.batch_seeds(ds_id, a) for k in self.algo_ks(ds_id, a)]
+
+    @property
+    def batches(self) -> list[tuple[str, str]]:
+        """Every (data set id, algorithm id) pair, in configuration order."""
+        return [(ds_id, a) for ds_id, ds in self.datasets.items() for a in ds.algorithms]
+
+    @property
+    def cells(self) -> list[str]:
+        return [c for ds_id, a in self.batches for c in self.cells_of(ds_id, [a])]
+
+    # ------------------------------------------------------------------ files
+    @property
+    def fixed(self) -> list[str]:
+        return [ds_id for ds_id, ds in self.datasets.items() if ds.fixed]
+
+    @property
+    def data_files(self) -> list[str]:
+        return sorted({self.data_file(ds_id, s) for ds_id, ds in self.datasets.items() for s in ds.seeds})
+
+    @property
+    def raw_files(self) -> dict[str, str]:
+        """Catalog file -> catalog name, for the fetched data sets."""
+        return {ds.raw: ds.name for ds in self.datasets.values() if ds.kind == "fetched"}
+
+    def job_inputs(self, job: Job) -> list[str]:
+        return sorted({self.data_file(job.dataset_id, s) for a in job.algo_ids
+                       for s in self.batch_seeds(job.dataset_id, a)})
+
+    def job_plan(self, job: Job) -> dict:
+        """What ``mabench batch --plan`` runs for one job."""
+        ds_id = job.dataset_id
+        return {
+            "batch": job.name,
+            "metrics": self.datasets[ds_id].metrics,
+            "runs": [
+                {
+                    "algorithm": self.algorithms[a].algorithm,
+                    "params": self.algorithms[a].params,
+                    "draws": [[s, self.data_file(ds_id, s)] for s in self.batch_seeds(ds_id, a)],
+                    "k": self.algo_ks(ds_id, a),
+                    "cells_dir": f"results/cells/{ds_id}/{a}",
+                }
+                for a in job.algo_ids
+            ],
+        }
+
+    def prepare_fixed(self) -> tuple[list[str], list[str]]:
+        """(inputs, arguments) of the one ``mabench prepare`` that writes every fixed data set."""
+        raws = {f"results/data/raw/{ds.raw}" for ds in self.datasets.values() if ds.kind == "fetched"}
+        files = {ds.file for ds in self.datasets.values() if ds.kind == "file"}
+        args = [self.datasets[ds_id].spec for ds_id in self.fixed]
+        for ds_id in self.fixed:
+            args += ["--out", self.data_file(ds_id, 0)]
+        for raw, name in self.raw_files.items():
+            args += ["--raw", f"{name}=results/data/raw/{raw}"]
+        return sorted(raws | files), [*args, "--seed", "0"]
+
+    # ------------------------------------------------------------------ regression cells
+    def regression_batches(self, only: set[str] | None = None):
+        """(dataset_id, spec, algo_id, algorithm, params, ks) of every algorithm id on the catalog data
+        sets, at every k of the data set (the algorithm's own `k` list is not applied: the check covers
+        more than the workflow runs) and seed 0 (``mabench regress``)."""
+        for ds_id, ds in self.datasets.items():
+            if ds.kind != "fetched":
+                continue
+            for a in ds.algorithms:
+                if only is None or a in only:
+                    algo = self.algorithms[a]
+                    yield ds_id, ds.spec, a, algo.algorithm, algo.params, ds.k
+
+
+# ---------------------------------------------------------------------- building
+def schema_path() -> Path:
+    """The workflow's configuration schema (in a checkout; an installed mabench has no workflow)."""
+    return resources.source_root() / SCHEMA
+
+
+def load_config(path: str | Path | None = None) -> dict:
+    """A configuration file read and validated against the workflow's schema, defaults filled in
+    (what Snakemake's ``validate`` does), for commands that build a plan outside Snakemake."""
+    path = Path(path) if path else resources.config_path("config.yaml")
+    try:
+        config = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise UserError(f"config {str(path)!r} does not exist; give --config FILE") from None
+    except (yaml.YAMLError, UnicodeDecodeError):
+        raise UserError(f"config {str(path)!r} is not valid YAML") from None
+    if not isinstance(config, dict):
+        raise UserError(f"config {str(path)!r} is not a mapping of configuration keys; see config/README.md")
+    schema_file = schema_path()
+    if schema_file.exists():
+        import jsonschema
+
+        schema = yaml.safe_load(schema_file.read_text())
+        try:
+            jsonschema.validate(config, schema)
+        except jsonschema.ValidationError as exc:
+            where = ".".join(str(p) for p in exc.absolute_path) or "(top level)"
+            raise UserError(f"config {str(path)!r}: {where}: {exc.message}") from None
+        for key, spec in schema.get("properties", {}).items():
+            if "default" in spec and key not in config:
+                config[key] = spec["default"]
+    config.setdefault("k", [3, 4, 5, 10])
+    config.setdefault("metrics", ["il"])
+    config.setdefault("root_seed", 0)
+    config.setdefault("algorithms_per_job", 8)
+    config.setdefault("algorithm_seeds", 5)
+    return config
+
+
+def build(config: dict) -> Plan:
+    """The plan of a configuration (schema defaults already filled in); every problem the schema
+    cannot see is collected and raised as one UserError."""
+    from mabench.metrics import parse_names
+
+    problems: list[str] = []
+    catalog = fetch.catalog()
+    generators = discovery.generators()
+    root_seed = config.get("root_seed", 0)
+    default_k = list(config.get("k", [3, 4, 5, 10]))
+    default_metrics = list(config.get("metrics", ["il"]))
+    algo_cfg = config.get("algorithms") or {}
+
+    params_of: dict[str, dict[str, str]] = {}
+    for algo_id, entry in algo_cfg.items():
+        params = {str(k): str(v) for k, v in (entry.get("params") or {}).items()}
+        try:
+            discovery.algorithm(entry["algorithm"]).resolve(params)
+        except UserError as exc:
+            problems.append(f"algorithms.{algo_id}: {exc}")
+        params_of[algo_id] = params
+    try:
+        parse_names(",".join(default_metrics))
+    except UserError as exc:
+        problems.append(f"metrics: {exc}")
+
+    datasets = {}
+    everywhere = [a for a, e in algo_cfg.items() if e.get("on_every_dataset", True)]
+    for ds_id, entry in (config.get("datasets") or {}).items():
+        ds = _dataset(ds_id, entry, root_seed, default_k, default_metrics, everywhere, algo_cfg,
+                      catalog, generators, problems)
+        if ds is not None:
+            datasets[ds_id] = ds
+
+    algorithms = {}
+    for algo_id, entry in algo_cfg.items():
+        try:
+            deterministic = discovery.algorithm(entry["algorithm"]).deterministic
+        except UserError:
+            continue
+        # A randomized method runs several seeds on fixed data too (its own draws); on generated data
+        # each draw's seed also seeds the algorithm.
+        seeds = [0] if deterministic else cell_seeds(root_seed, entry.get("seeds", config.get("algorithm_seeds", 5)))
+        only = entry.get("k")
+        algorithms[algo_id] = AlgorithmEntry(algo_id, entry["algorithm"], params_of[algo_id],
+                                             list(only) if only is not None else None, seeds)
+    if problems:
+        raise ConfigError(problems)
+
+    plan = Plan(config, datasets, algorithms)
+    size = int(config.get("algorithms_per_job", 8))
+    for ds_id, ds in datasets.items():
+        for part, start in enumerate(range(0, len(ds.algorithms), size)):
+            ids = ds.algorithms[start: start + size]
+            plan.jobs.append(Job(ds_id, part, ids, plan.cells_of(ds_id, ids)))
+    return plan
+
+
+def _dataset(ds_id, entry, root_seed, default_k, default_metrics, everywhere, algo_cfg, catalog, generators,
+             problems) -> DatasetEntry | None:
+    from mabench.metrics import parse_names
+
+    where = f"datasets.{ds_id}"
+    before = len(problems)
+    spec = entry["spec"].strip()
+    draws = entry.get("draws", 1)
+    kind, name, raw, file = None, None, None, None
+    if data.looks_like_path(spec):
+        kind, file = "file", spec
+        if not os.path.exists(spec):
+            problems.append(f"{where}: spec {spec!r} looks like a file path but does not exist")
+    else:
+        try:
+            name, params = data.parse_spec(spec)
+        except UserError as exc:
+            problems.append(f"{where}: {exc}")
+            return None
+        if name in catalog:
+            kind, raw = "fetched", catalog[name]["file"]
+            try:
+                rest, _ = data.split_selection(spec, params)
+            except UserError as exc:
+                problems.append(f"{where}: {exc}")
+                return None
+            if rest:
+                problems.append(f"{where}: fetched data set {name!r} takes only columns= or drop=, got {spec!r}")
+        elif name in generators:
+            kind = "generated"
+            try:
+                generators[name].resolve(params)
+            except UserError as exc:
+                problems.append(f"{where}: {exc}")
+        else:
+            problems.append(f"{where}: unknown data set {name!r}; available: "
+                            f"{', '.join(sorted(set(catalog) | set(generators)))}")
+            return None
+    if kind != "generated" and draws != 1:
+        problems.append(f"{where}: draws={draws} but {spec!r} is fixed data (only generated data sets have draws); "
+                        "remove `draws`")
+    ds = DatasetEntry(
+        id=ds_id, spec=spec, kind=kind, name=name, raw=raw, file=file,
+        seeds=cell_seeds(root_seed, draws) if kind == "generated" else [0],
+        k=list(entry.get("k", default_k)),
+        algorithms=list(entry.get("algorithms", everywhere)),
+        metrics=list(entry.get("metrics", default_metrics)),
+    )
+    if len(problems) == before:  # only for a data set that is otherwise valid
+        try:
+            n = _n_records(ds, catalog, generators)
+        except UserError as exc:
+            problems.append(f"{where}: {exc}")
+            n = None
+        too_big = [k for k in ds.k if n is not None and k > n]
+        if too_big:
+            problems.append(f"{where}: k={too_big[0]} is larger than the data set's n={n} records; use k <= {n}")
+    for algo_id in ds.algorithms:
+        if algo_id not in algo_cfg:
+            problems.append(f"{where}.algorithms: {algo_id!r} is not an id under `algorithms` "
+                            f"(known: {', '.join(algo_cfg)})")
+    if "metrics" in entry:
+        try:
+            parse_names(",".join(entry["metrics"]))
+        except UserError as exc:
+            problems.append(f"{where}.metrics: {exc}")
+    return ds
+
+
+def _n_records(ds: DatasetEntry, catalog, generators) -> int | None:
+    """The number of records of a configured data set, known before any job runs (k > n is a config error)."""
+    if ds.kind == "fetched":
+        return int(catalog[ds.name]["n"])
+    if ds.kind == "generated":
+        name, params = data.parse_spec(ds.spec)
+        resolved = generators[name].resolve(data.split_selection(ds.spec, params)[0])
+        if "n" in resolved:
+            return int(resolved["n"])
+        if "clusters" in resolved and "per_cluster" in resolved:
+            return int(resolved["clusters"]) * int(resolved["per_cluster"])
+    if ds.kind == "file" and not os.path.exists(ds.file):
+        return None
+    return int(data.load(ds.spec, 0).values.shape[0])

@@ -1,0 +1,84 @@
+"""The plan of a configuration (mabench/bench/plan.py): one source for the workflow and `mabench regress`."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+from mabench.bench import plan
+from mabench.errors import UserError
+
+
+@pytest.fixture(scope="module")
+def default_plan():
+    return plan.build(plan.load_config())
+
+
+def test_doctests():
+    assert doctest.testmod(plan).failed == 0
+
+
+def test_jobs_partition_the_cells(default_plan):
+    cells = default_plan.cells
+    assert len(cells) == len(set(cells))
+    in_jobs = [c for job in default_plan.jobs for c in job.cells]
+    assert sorted(in_jobs) == sorted(cells)
+    size = default_plan.config["algorithms_per_job"]
+    assert all(1 <= len(job.algo_ids) <= size for job in default_plan.jobs)
+
+
+def test_cells_respect_the_algorithms_k_lists(default_plan):
+    for cell in default_plan.cells:
+        ds_id, algo_id, seed, k = cell.split("/")
+        only = default_plan.algorithms[algo_id].only_k
+        assert only is None or int(k[1:]) in only
+        assert int(k[1:]) in default_plan.datasets[ds_id].k
+
+
+def test_randomized_methods_get_several_seeds_on_fixed_data(default_plan):
+    omma = default_plan.algorithms["omma"]
+    assert len(omma.fixed_seeds) == 5 and len(set(omma.fixed_seeds)) == 5
+    assert default_plan.algorithms["mdav"].fixed_seeds == [0]
+    assert default_plan.batch_seeds("tarragona", "omma") == omma.fixed_seeds
+
+
+def test_job_plan_is_what_batch_runs(default_plan):
+    job = default_plan.jobs[0]
+    spec = default_plan.job_plan(job)
+    assert spec["batch"] == job.name
+    assert [r["cells_dir"].split("/")[-1] for r in spec["runs"]] == job.algo_ids
+    for run in spec["runs"]:
+        for seed, path in run["draws"]:
+            assert path == default_plan.data_file(job.dataset_id, seed)
+
+
+def test_regression_batches_are_the_catalog_sets_only(default_plan):
+    batches = list(default_plan.regression_batches())
+    assert batches and all(default_plan.datasets[ds_id].kind == "fetched" for ds_id, *_ in batches)
+    only = list(default_plan.regression_batches({"mdav"}))
+    assert {b[2] for b in only} == {"mdav"}
+
+
+def test_every_problem_is_reported_at_once():
+    cfg = {"k": [3, 900], "metrics": ["il"], "root_seed": 1, "algorithm_seeds": 2, "algorithms_per_job": 8,
+           "algorithms": {"a": {"algorithm": "mdav", "params": {"tail": "9k"}}, "b": {"algorithm": "nope"}},
+           "datasets": {"t": {"spec": "tarragona", "algorithms": ["a", "zz"]},
+                        "u": {"spec": "uniform[n=20]", "draws": 2}, "f": {"spec": "eia", "draws": 3}}}
+    with pytest.raises(plan.ConfigError) as err:
+        plan.build(cfg)
+    text = "\n".join(err.value.problems)
+    for needle in ("algorithms.a:", "algorithms.b:", "'zz' is not an id", "k=900 is larger", "datasets.f: draws=3"):
+        assert needle in text, text
+    assert isinstance(err.value, UserError) and "\n" not in str(err.value)
+
+
+def test_load_config_refuses_what_is_not_a_configuration(tmp_path):
+    (tmp_path / "scalar.yaml").write_text("3\n")
+    (tmp_path / "bad.yaml").write_text("k: [3\n")
+    with pytest.raises(UserError, match="not a mapping"):
+        plan.load_config(tmp_path / "scalar.yaml")
+    with pytest.raises(UserError, match="not valid YAML"):
+        plan.load_config(tmp_path / "bad.yaml")
+    with pytest.raises(UserError, match="does not exist"):
+        plan.load_config(tmp_path / "missing.yaml")
