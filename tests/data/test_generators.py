@@ -178,7 +178,8 @@ def test_si_metric_options():
 
 
 def test_fewest_repeats_rule():
-    module = sys.modules[gen("uniform_si").generate.__module__]
+    from mabench.generators import thesis as module
+
     fewest_repeats = module.fewest_repeats
     values = np.array([[1, 1, 1, 5], [2, 1, 2, 6], [3, 1, 2, 7], [4, 2, 3, 7]], dtype=float)
     # repeats: V1 0, V2 2, V3 1, V4 1 -> V1, then V3/V4 tie (earlier first), then V2

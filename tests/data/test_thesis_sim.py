@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 from collections import Counter
 
 import numpy as np
@@ -27,7 +26,9 @@ SETS = {"fayyoumi_sim1": (8, 5000), "fayyoumi_sim2": (16, 10000), "fayyoumi_sim3
 
 
 def _module():
-    return sys.modules[discovery.generators()["dtree"].generate.__module__]
+    from mabench.generators import thesis_ch6
+
+    return thesis_ch6
 
 
 def _undirected(edges) -> set[frozenset]:

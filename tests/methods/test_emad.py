@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 from collections import Counter
 
 import numpy as np
@@ -55,7 +54,9 @@ def ref_select(X, width, kind, c):
 
 def _module():
     """The emad plugin module (its selection steps are plain functions)."""
-    return sys.modules[discovery.algorithm("emad").run.__module__]
+    from mabench.methods import emad
+
+    return emad
 
 
 def _subsets(info):
