@@ -40,6 +40,7 @@ Ties: lowest record index throughout.
 import numpy as np
 from numba import njit
 
+from mabench.kernels.buffer import transposed
 from mabench.plugin import Algorithm, Param
 
 
@@ -60,7 +61,7 @@ def _dist_all(W, i, out):
 def forest(Z, k):
     """Step 1: edges (ea[e], eb[e]) of a forest whose trees all have >= k records."""
     n, d = Z.shape
-    W = np.ascontiguousarray(Z.T)
+    W = transposed(Z)
     tree = np.full(n, -1, dtype=np.int64)
     in_t = np.zeros(n, dtype=np.bool_)
     key = np.empty(n)
@@ -117,7 +118,7 @@ def forest_rounds(Z, k):
     to a record outside it (ties: lowest own record, then lowest other record); the picks are then
     added in order of the trees' lowest records, skipping any whose ends are already joined."""
     n, d = Z.shape
-    W = np.ascontiguousarray(Z.T)
+    W = transposed(Z)
     comp = np.arange(n)  # tree label = its lowest record
     size = np.ones(n, dtype=np.int64)
     dist = np.empty(n)

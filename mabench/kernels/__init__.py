@@ -46,9 +46,9 @@ numba.config.CACHE_DIR = numba_cache_dir()
 # tests/kernels/test_jit_cache.py replays it).
 _launch_threads()
 
-from mabench.kernels.buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, work_buffer  # noqa: E402
+from mabench.kernels.buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, transposed, work_buffer  # noqa: E402
 from mabench.kernels.distances import argmax_alive, argmin_alive, distances_from, farthest_first, load_point, next_unassigned, sqdist  # noqa: E402
-from mabench.kernels.groups import assign_leftovers, close_tail, group_means, sse  # noqa: E402
+from mabench.kernels.groups import assign_leftovers, close_tail, group_means, sse, sst  # noqa: E402
 from mabench.kernels.hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
 from mabench.kernels.mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
 from mabench.kernels.mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
@@ -63,7 +63,7 @@ from mabench.kernels.tfrp import reference_points, two_reference_labels  # noqa:
 from mabench.kernels.density import density_labels, knn_spread  # noqa: E402
 from mabench.kernels.refine import dissolve_reassign  # noqa: E402
 from mabench.kernels.kdtree import kd_build, kd_delete, kd_nearest_to_group, kd_remaining, kd_scratch, tree_pays  # noqa: E402
-from mabench.kernels.pairs import count_close_pairs, distance_range, fill_close_pairs, transposed  # noqa: E402
+from mabench.kernels.pairs import count_close_pairs, distance_range, fill_close_pairs  # noqa: E402
 from mabench.kernels.swap import EPS as SWAP_EPS  # noqa: E402
 from mabench.kernels.swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
 from mabench.kernels.ward import kward_sorted, kwr_sorted, ward_increase, ward_merge, ward_merge_diagonal  # noqa: E402

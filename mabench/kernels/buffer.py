@@ -24,14 +24,20 @@ PARALLEL_MIN = 4 * BLOCK  # below this many slots, thread start-up costs more th
 
 
 @njit(cache=True)
-def work_buffer(Z):
-    """Transposed copy of Z (n, d) -> W (d, n), with record ids and alive flags."""
+def transposed(Z):
+    """Z (n, d) copied as W (d, n): a distance pass then runs over one attribute's contiguous row."""
     n, d = Z.shape
     W = np.empty((d, n))
     for i in range(n):
         for j in range(d):
             W[j, i] = Z[i, j]
-    return W, np.arange(n), np.ones(n, dtype=np.bool_)
+    return W
+
+
+@njit(cache=True)
+def work_buffer(Z):
+    """Transposed copy of Z (n, d) -> W (d, n), with record ids and alive flags."""
+    return transposed(Z), np.arange(Z.shape[0]), np.ones(Z.shape[0], dtype=np.bool_)
 
 
 @njit(cache=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from mabench.kernels.buffer import BLOCK, UNASSIGNED, compact, scratch, work_buffer
+from mabench.kernels.buffer import BLOCK, UNASSIGNED, compact, scratch, transposed, work_buffer
 from mabench.kernels.groups import assign_leftovers
 from mabench.kernels.nearest import group_around
 
@@ -75,7 +75,7 @@ def knn_lists(Z, k, L):
     records (ties -> lower index; summed nearest first), and its L nearest others (distances, indices,
     count) from which the spread can be recomputed after removals."""
     n, d = Z.shape
-    W = np.ascontiguousarray(Z.T)
+    W = transposed(Z)
     alive = np.ones(n, dtype=np.bool_)
     spread = np.zeros(n)
     nd = np.empty((n, L))

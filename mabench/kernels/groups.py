@@ -74,3 +74,10 @@ def sse(Z, labels, n_groups):
             t = Z[i, j] - means[g, j]
             total += t * t
     return total
+
+
+@njit(cache=True)
+def sst(Z):
+    """Total sum of squares: the SSE of the one-group partition, summed by :func:`sse` in the same
+    order, so the whole data set as one group gives IL = 100 exactly and no partition exceeds it."""
+    return sse(Z, np.zeros(Z.shape[0], dtype=np.int64), 1)

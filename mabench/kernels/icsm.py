@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from mabench.kernels.localsearch import EPS, apply_move, apply_swap, r1, r2, r3, sqdist_to, swap_cost  # noqa: F401
+from mabench.kernels.mst import farthest_from_centroid
 
 INF = np.inf
 
@@ -123,22 +124,7 @@ def tour(Z, labels, sizes, members):
     group is the one holding the unvisited record nearest to the last record of the path, and
     that record comes first. Ties go to the lowest record index."""
     n, d = Z.shape
-    mean = np.zeros(d)
-    for i in range(n):
-        for j in range(d):
-            mean[j] += Z[i, j]
-    for j in range(d):
-        mean[j] /= n
-    far = 0
-    far_v = -1.0
-    for i in range(n):
-        s = 0.0
-        for j in range(d):
-            t = Z[i, j] - mean[j]
-            s += t * t
-        if s > far_v:
-            far_v = s
-            far = i
+    far = farthest_from_centroid(Z)
     path = np.empty(n, dtype=np.int64)
     visited = np.zeros(n, dtype=np.bool_)
     m = 0

@@ -41,16 +41,6 @@ def _row_sqdist(W, i, buf):
 
 
 @njit(cache=True)
-def transposed(Z):
-    n, d = Z.shape
-    W = np.empty((d, n))
-    for i in range(n):
-        for t in range(d):
-            W[t, i] = Z[i, t]
-    return W
-
-
-@njit(cache=True)
 def distance_range(W):
     """(min, max) of the Euclidean distance over all pairs i < j (0, 0 when n < 2)."""
     n = W.shape[1]

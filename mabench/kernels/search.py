@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mabench import kernels as K
+from mabench.kernels import groups
 
 
 @dataclass
@@ -40,7 +41,8 @@ class Trace:
 
 
 def sst(Z: np.ndarray) -> float:
-    return float(((Z - Z.mean(axis=0)) ** 2).sum())
+    """The total sum of squares that IL divides by (:func:`mabench.kernels.groups.sst`)."""
+    return float(groups.sst(np.ascontiguousarray(Z, dtype=np.float64)))
 
 
 class State:

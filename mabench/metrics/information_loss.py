@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from mabench.kernels import sse
+from mabench.kernels import sse, sst
 from mabench.metrics import EvalContext, metric
 
 
 @metric("il", doc="information loss, 100·SSE/SST on z-scores (%)")
 def il(ctx: EvalContext) -> float:
-    # SST is the SSE of the one-group partition, summed by the same kernel in the same order: the
-    # whole data set as one group (k = n) gives exactly 100, and rounding can never push IL above it.
     z = ctx.z
-    sst = sse(z, np.zeros(z.shape[0], dtype=np.int64), 1)
-    return 100.0 * min(1.0, sse(z, ctx.labels, ctx.n_groups) / sst)
+    return 100.0 * min(1.0, sse(z, ctx.labels, ctx.n_groups) / sst(z))
 
 
 @metric("il_raw", doc="information loss, 100·SSE/SST on the original (unstandardized) values (%)")
@@ -25,7 +22,7 @@ def il_raw(ctx: EvalContext) -> float:
     (see docs/metrics.md#il_raw). SST is summed like ``il``'s (one-group SSE), so k = n gives 100.
     """
     x = np.ascontiguousarray(ctx.original, dtype=np.float64)
-    sst = sse(x, np.zeros(x.shape[0], dtype=np.int64), 1)
-    if sst == 0.0:
+    total = sst(x)
+    if total == 0.0:
         return 0.0
-    return 100.0 * min(1.0, sse(x, ctx.labels, ctx.n_groups) / sst)
+    return 100.0 * min(1.0, sse(x, ctx.labels, ctx.n_groups) / total)

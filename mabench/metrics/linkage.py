@@ -30,6 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from mabench.kernels.buffer import transposed
+
 TIES_INDEX = 0
 TIES_INCLUSIVE = 1
 _BLOCK = 128  # group points per tile in nearest_two (the tile is reused for each streamed record)
@@ -267,7 +269,7 @@ def subset_linked_counts(Z, C, starts, members, ties, n_chunks=64):
     size = (g + n_chunks - 1) // n_chunks
     n_chunks = (g + size - 1) // size
     per_chunk = np.zeros((n_chunks, 1 << S), dtype=np.int64)
-    ZT = np.ascontiguousarray(Z.T)
+    ZT = transposed(Z)
     work = g * n * (1 << S)
     driver = _subsets_parallel if work >= PARALLEL_MIN_WORK else _subsets_serial
     driver(ZT, C, starts, members, ties, per_chunk, size)
