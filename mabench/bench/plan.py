@@ -20,7 +20,7 @@ cell keeps its own files ``results/cells/{dataset_id}/{algo_id}/seed{seed}/k{k}.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
@@ -55,6 +55,7 @@ class DatasetEntry:
     name: str | None = None  # catalog name of a fetched set
     raw: str | None = None  # its catalog file
     file: str | None = None  # the path of a file data set
+    n: int | None = None  # records, where known before any job runs
 
     @property
     def fixed(self) -> bool:
@@ -80,6 +81,7 @@ class Job:
     part: int
     algo_ids: list[str]
     cells: list[str] = field(default_factory=list)
+    priority: int = 0  # larger first: see Plan.schedule
 
     @property
     def name(self) -> str:
@@ -155,6 +157,10 @@ class Plan:
                 for a in job.algo_ids
             ],
         }
+
+    def prepare_priority(self, ds_id: str) -> int:
+        """A data set's files are written as early as the first job that needs them would start."""
+        return max((job.priority for job in self.jobs if job.dataset_id == ds_id), default=0)
 
     def prepare_fixed(self) -> tuple[list[str], list[str]]:
         """(inputs, arguments) of the one ``mabench prepare`` that writes every fixed data set."""
@@ -274,8 +280,18 @@ def build(config: dict) -> Plan:
     for ds_id, ds in datasets.items():
         for part, start in enumerate(range(0, len(ds.algorithms), size)):
             ids = ds.algorithms[start: start + size]
-            plan.jobs.append(Job(ds_id, part, ids, plan.cells_of(ds_id, ids)))
+            cells = plan.cells_of(ds_id, ids)
+            plan.jobs.append(Job(ds_id, part, ids, cells, _priority(ds.n, len(cells))))
     return plan
+
+
+def _priority(n: int | None, cells: int) -> int:
+    """Largest jobs first (longest-processing-time order): on a few cores a big job started last
+    is a tail nobody can share. Work grows at least with records × cells; the rank is its log, so
+    jobs of similar size keep configuration order."""
+    import math
+
+    return int(10 * math.log10(max(1, (n or 1) * cells)))
 
 
 def _dataset(ds_id, entry, root_seed, default_k, default_metrics, everywhere, algo_cfg, catalog, generators,
@@ -335,6 +351,7 @@ def _dataset(ds_id, entry, root_seed, default_k, default_metrics, everywhere, al
         too_big = [k for k in ds.k if n is not None and k > n]
         if too_big:
             problems.append(f"{where}: k={too_big[0]} is larger than the data set's n={n} records; use k <= {n}")
+        ds = replace(ds, n=n)
     for algo_id in ds.algorithms:
         if algo_id not in algo_cfg:
             problems.append(f"{where}.algorithms: {algo_id!r} is not an id under `algorithms` "

@@ -82,3 +82,16 @@ def test_load_config_refuses_what_is_not_a_configuration(tmp_path):
         plan.load_config(tmp_path / "bad.yaml")
     with pytest.raises(UserError, match="does not exist"):
         plan.load_config(tmp_path / "missing.yaml")
+
+
+def test_larger_jobs_come_first(default_plan):
+    """Longest-processing-time order: the scheduler starts the jobs with the most records × cells first,
+    and a data set is prepared as early as its first job would start."""
+    jobs = default_plan.jobs
+    work = {job.name: default_plan.datasets[job.dataset_id].n * len(job.cells) for job in jobs}
+    for a in jobs:
+        for b in jobs:
+            if work[a.name] > 10 * work[b.name]:
+                assert a.priority > b.priority, (a.name, b.name)
+    big = max(jobs, key=lambda j: work[j.name])
+    assert default_plan.prepare_priority(big.dataset_id) == big.priority

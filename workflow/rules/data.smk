@@ -26,6 +26,7 @@ if PLAN.fixed:
             [PLAN.data_file(ds_id, 0) for ds_id in PLAN.fixed],
         log:
             "results/logs/prepare/fixed.log",
+        priority: max(PLAN.prepare_priority(ds_id) for ds_id in PLAN.fixed)
         params:
             args=shell_args(_args),
         resources:
@@ -47,6 +48,7 @@ for _ds_id, _ds in PLAN.datasets.items():
             [PLAN.data_file(_ds_id, s) for s in _ds.seeds],
         log:
             f"results/logs/prepare/{_ds_id}.log",
+        priority: PLAN.prepare_priority(_ds_id)
         params:
             spec=_ds.spec,
             seeds=",".join(str(s) for s in _ds.seeds),

@@ -23,6 +23,7 @@ for _job in PLAN.jobs:
         params:
             plan=json.dumps(PLAN.job_plan(_job), separators=(',', ':')),
         threads: config["threads_per_run"]
+        priority: _job.priority
         resources:
             mem_mb=config["mem_mb_per_run"],
             runtime=config["runtime_per_run"],
