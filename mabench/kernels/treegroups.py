@@ -183,8 +183,12 @@ def shell_farthest(Q, ids, a, head, c0, labels, p):
 INDEXES = ("auto", "tree", "scan")
 INDEX_HELP = ("how the farthest and nearest records are found (never changes the partition): "
               "scan = a full pass per question (O(n^2)), tree = k-d tree, auto = by n and d")
-TREE_MIN_N = 5_000   # measured in docs/scaling.md: below, a pass is cheap and the tree's build dominates
-TREE_MAX_D = 6       # measured in docs/scaling.md: above, the boxes and shells stop pruning
+# The smallest n at which the tree kernel beat the pass kernel, by dimension (MDAV and CBFS, k = 3,
+# standard normal data, medians of 3 in one run on the shared 2-core machine; docs/scaling.md):
+# d = 3: 1.2-1.3x at 5,000; d = 6: 1.9-2.7x at 20,000 (0.7-1.2x at 5,000); d = 8: 1.4-2.1x at 20,000;
+# d = 10: 0.2-0.5x at 5,000, 1.1-2.5x at 20,000, 1.6-2.2x at 60,000. Above 12 dimensions the boxes stop
+# pruning and the pass kernel is kept.
+TREE_FROM = ((3, 5_000), (8, 15_000), (12, 40_000))
 
 
 def use_tree(index: str, n: int, d: int) -> bool:
@@ -194,4 +198,7 @@ def use_tree(index: str, n: int, d: int) -> bool:
         raise ValueError(f"index must be one of {INDEXES}, not {index!r}")
     if index != "auto":
         return index == "tree"
-    return n >= TREE_MIN_N and d <= TREE_MAX_D
+    for max_d, min_n in TREE_FROM:
+        if d <= max_d:
+            return n >= min_n
+    return False

@@ -15,6 +15,7 @@ only up to ``--scan-max`` records. Writes
 
     .venv/bin/python tests/benchmarks/scaling.py                      # the table in docs/scaling.md
     .venv/bin/python tests/benchmarks/scaling.py --methods mdav --dims 10 --sizes 10000,100000
+    .venv/bin/python tests/benchmarks/scaling.py --dims 30 --sizes 10000,30000 --tree-max-d 30 --append
 """
 
 from __future__ import annotations
@@ -107,11 +108,17 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat-below", type=int, default=300_000, help="above this n, one run only")
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument("--out", default=str(ROOT / "docs" / "scaling"))
+    ap.add_argument("--append", action="store_true", help="add to the runs already in --out/runs.csv")
     ap.add_argument("--figure", default=str(ROOT / "docs" / "img" / "scaling.png"))
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     runs = []
+    if args.append and (out / "runs.csv").exists():
+        with (out / "runs.csv").open() as fh:
+            for r in csv.DictReader(fh):
+                runs.append({**r, "d": int(r["d"]), "n": int(r["n"]), "k": int(r["k"]), "repeat": int(r["repeat"]),
+                             "seconds": float(r["seconds"]), "max_rss_mb": float(r["max_rss_mb"])})
     with tempfile.TemporaryDirectory() as tmp:
         for d in [int(x) for x in args.dims.split(",")]:
             for n in [int(x) for x in args.sizes.split(",")]:
