@@ -109,10 +109,23 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument("--out", default=str(ROOT / "docs" / "scaling"))
     ap.add_argument("--append", action="store_true", help="add to the runs already in --out/runs.csv")
+    ap.add_argument("--table", action="store_true",
+                    help="only print --out/medians.csv as a Markdown table (and redraw the figure)")
     ap.add_argument("--figure", default=str(ROOT / "docs" / "img" / "scaling.png"))
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.table:
+        with (out / "medians.csv").open() as fh:
+            medians = [{**r, "d": int(r["d"]), "n": int(r["n"]), "seconds": float(r["seconds"]),
+                        "max_rss_mb": float(r["max_rss_mb"])} for r in csv.DictReader(fh)]
+        plot(medians, Path(args.figure))
+        print("| method | d | n | path | runs | median s | peak MB | scan ÷ this |")
+        print("|---|---:|---:|---|---:|---:|---:|---:|")
+        for m in sorted(medians, key=lambda m: (m["method"], m["d"], m["n"], m["index"] != "tree")):
+            print(f"| {m['method']} | {m['d']} | {m['n']:,} | {m['index']} | {m['runs']} | {m['seconds']:.3g} | "
+                  f"{m['max_rss_mb']:.0f} | {m['scan_over_this']} |")
+        return 0
     runs = []
     if args.append and (out / "runs.csv").exists():
         with (out / "runs.csv").open() as fh:
