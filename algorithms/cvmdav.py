@@ -64,8 +64,8 @@ def cvmdav_labels(Z, k, gamma, zself, zall, stop_on_reject, last_2k, cap_2k, tai
     W, ids, alive = K.work_buffer(Z)
     labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
     S = K.scratch(n, d, 2 * k)
-    m = K.compact(W, ids, alive, n, S[7])
-    c_now = S[0]
+    m = K.compact(W, ids, alive, n, S.sums)
+    c_now = S.centroid
     cand = np.empty(2 * k, dtype=np.int64)
     zd = np.empty(k)
     zi = np.empty(k, dtype=np.int64)
@@ -79,17 +79,17 @@ def cvmdav_labels(Z, k, gamma, zself, zall, stop_on_reject, last_2k, cap_2k, tai
     left = n
     g = 0
     while left >= 3 * k:
-        m = K.centroid(W, ids, alive, m, left, S[7], c_now)
+        m = K.centroid(W, ids, alive, m, left, S.sums, c_now)
         r = K.distances_from(W, alive, m, c_now, S)
-        K.load_point(W, r, S[1])
-        K.distances_from(W, alive, m, S[1], S)
-        ny = K.nearest_slots(S[2], alive, m, r, 2 * k, S[3], S[4])
+        K.load_point(W, r, S.point)
+        K.distances_from(W, alive, m, S.point, S)
+        ny = K.nearest_slots(S.dist, alive, m, r, 2 * k, S.top_d, S.top_i)
         for t in range(ny):
-            cand[t] = S[4][t]
+            cand[t] = S.top_i[t]
         gsum[:] = 0.0
-        K.add_member(W, ids, alive, r, labels, g, S[7], gsum)
+        K.add_member(W, ids, alive, r, labels, g, S.sums, gsum)
         for t in range(k - 1):
-            K.add_member(W, ids, alive, cand[t], labels, g, S[7], gsum)
+            K.add_member(W, ids, alive, cand[t], labels, g, S.sums, gsum)
         size = k
         left -= k
         for j in range(k, min(jlast, ny) + 1):  # candidate y_j (1-based), j = k .. last
@@ -112,9 +112,9 @@ def cvmdav_labels(Z, k, gamma, zself, zall, stop_on_reject, last_2k, cap_2k, tai
                     for u in range(d):
                         zc[u] += Z[zi[t], u]
             else:
-                K.load_point(W, y, S[1])
-                K.distances_from(W, alive, m, S[1], S)
-                got = K.nearest_slots(S[2], alive, m, y, want, zd, zi)
+                K.load_point(W, y, S.point)
+                K.distances_from(W, alive, m, S.point, S)
+                got = K.nearest_slots(S.dist, alive, m, y, want, zd, zi)
                 for t in range(got):
                     for u in range(d):
                         zc[u] += W[u, zi[t]]
@@ -123,14 +123,14 @@ def cvmdav_labels(Z, k, gamma, zself, zall, stop_on_reject, last_2k, cap_2k, tai
                 zc[t] /= cnt
             d3 = _d(W, y, zc)
             if d2 < gamma * d3:
-                K.add_member(W, ids, alive, y, labels, g, S[7], gsum)
+                K.add_member(W, ids, alive, y, labels, g, S.sums, gsum)
                 size += 1
                 left -= 1
             elif stop_on_reject:
                 break
         g += 1
     if left >= 2 * k if tail_ge else left > 2 * k:
-        m = K.centroid(W, ids, alive, m, left, S[7], c_now)
+        m = K.centroid(W, ids, alive, m, left, S.sums, c_now)
         taken, _ = K.farthest_group(W, ids, alive, m, c_now, k, labels, g, S)
         left -= taken
         g += 1

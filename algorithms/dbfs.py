@@ -46,11 +46,11 @@ def dbfs_labels(Z, k, pairs):
         if pairs:
             s = slot_of[s_id]
             if not alive[s]:  # only when every remaining record is equidistant from r
-                s = K.argmax_alive(S[2], alive, m)
+                s = K.argmax_alive(S.dist, alive, m)
             left -= K.group_around(W, ids, alive, m, s, k, labels, g, S)
             g += 1
         if (m - left) * 8 > m:
-            m = K.compact(W, ids, alive, m, S[7])
+            m = K.compact(W, ids, alive, m, S.sums)
             for i in range(m):
                 slot_of[ids[i]] = i
     if left > 0 and g == 0:  # fewer than 2k records in all: one group

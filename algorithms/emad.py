@@ -47,7 +47,6 @@ import itertools
 import numpy as np
 
 from mabench import kernels as K
-from mabench import discovery
 from mabench.plugin import Algorithm, Param
 from mabench.errors import UserError
 
@@ -151,12 +150,11 @@ def candidate_subsets(ranking, c: int) -> list[tuple[int, ...]]:
 
 
 # ------------------------------------------------------------------ the MAT on selected columns
-def mat_labels(Z: np.ndarray, cols, k: int, mat: str) -> np.ndarray:
+def mat_labels(Z: np.ndarray, cols, k: int, mat: str, index: str = "auto") -> np.ndarray:
     Zs = np.ascontiguousarray(Z[:, sorted(cols)])  # column order must not matter
     if mat == "mdav":
-        return K.mdav_labels(Zs, k, K.TAIL_3K)
-    centroid = "fixed" if mat == "cbfs_fixed" else "remaining"
-    return np.asarray(discovery.algorithm("cbfs").run(Zs, k, {"tail": "group", "centroid": centroid}, None))
+        return K.mdav_partition(Zs, k, K.TAIL_3K, index)
+    return K.cbfs_labels(Zs, k, True, mat == "cbfs_fixed", index)
 
 
 def il_all(Z: np.ndarray, labels: np.ndarray) -> float:
@@ -186,7 +184,7 @@ def run(Z, k, params, rng, raw=None):
     mode = params["mode"]
     if mode == "given":
         cols = _parse_subset(params["subset"], d)
-        labels = mat_labels(Z, cols, k, params["mat"])
+        labels = mat_labels(Z, cols, k, params["mat"], params["index"])
         return labels, {"chosen": _names(cols)}
     if not 1 <= c <= d:
         raise UserError(f"emad: c={c} variables cannot be selected from {d} columns; choose 1 <= c <= {d}")
@@ -194,7 +192,7 @@ def run(Z, k, params, rng, raw=None):
         best = worst = None
         ils = []
         for cols in itertools.combinations(range(d), c):
-            labels = mat_labels(Z, cols, k, params["mat"])
+            labels = mat_labels(Z, cols, k, params["mat"], params["index"])
             v = il_all(Z, labels)
             ils.append(v)
             if best is None or v < best[0]:
@@ -213,7 +211,7 @@ def run(Z, k, params, rng, raw=None):
     subsets = candidate_subsets(ranking, c)
     results = []
     for cols in subsets:
-        labels = mat_labels(Z, cols, k, params["mat"])
+        labels = mat_labels(Z, cols, k, params["mat"], params["index"])
         results.append((il_all(Z, labels), cols, labels))
     chosen = min(results, key=lambda t: t[0]) if params["pick"] == "min" else results[0]
     info = {"tree": ";".join(f"{i + 1}-{j + 1}" for i, j in sorted(tree)),
@@ -240,6 +238,7 @@ ALGORITHM = Algorithm(
         "c": Param(3, "number of variables used by the MAT"),
         "pick": Param("min", "among tied possibilities: min (lowest IL) | first (lowest indices)", ("min", "first")),
         "mat": Param("cbfs_fixed", "the MDAV run on the selected columns: cbfs_fixed | cbfs | mdav", MATS),
+        "index": Param("auto", K.INDEX_HELP, K.INDEXES),
         "subset": Param("none", "mode=given: 1-based column positions joined with + (e.g. 4+7+10)"),
     },
     deterministic=True,

@@ -54,10 +54,10 @@ def iamat_labels(Z, k, recompute_mu):
     members = np.empty(max(k, 1), dtype=np.int64)
     W, ids, free = K.work_buffer(Z)  # the remaining records' running sums (μ) and the seed pass
     S = K.scratch(n, d, k)
-    m = K.compact(W, ids, free, n, S[7])
-    c = S[0]
+    m = K.compact(W, ids, free, n, S.sums)
+    c = S.centroid
     for j in range(d):
-        c[j] = S[7][j] / n
+        c[j] = S.sums[j] / n
     # fixed μ: seeds in order of decreasing distance to the mean of all records, ties to the lowest id
     seeds = K.farthest_first(W, free, m, c, S) if not recompute_mu else np.empty(0, dtype=np.int64)
     left_n = n
@@ -68,7 +68,7 @@ def iamat_labels(Z, k, recompute_mu):
             T = K.kd_remaining(Z, labels, K.UNASSIGNED, pos)
             built = left_n
         if recompute_mu:
-            m = K.centroid(W, ids, free, m, left_n, S[7], c)  # compacts the buffer now and then
+            m = K.centroid(W, ids, free, m, left_n, S.sums, c)  # compacts the buffer now and then
             r = ids[K.distances_from(W, free, m, c, S)]
         else:
             nxt = K.next_unassigned(seeds, labels, nxt)
@@ -82,7 +82,7 @@ def iamat_labels(Z, k, recompute_mu):
             if recompute_mu:
                 slot = np.searchsorted(ids[:m], r)  # slots keep record order
                 free[slot] = False
-                K.forget(W, slot, S[7])
+                K.forget(W, slot, S.sums)
             if size == k:
                 break
             # the next member: largest interaction = smallest summed squared distance to the members

@@ -45,10 +45,10 @@ def md_labels(Z, k):
         g += 1
         s = slot_of[s_id]
         if not alive[s]:  # only when every remaining record is equidistant from r
-            s = K.argmax_alive(S[2], alive, m)
+            s = K.argmax_alive(S.dist, alive, m)
         left -= K.group_around(W, ids, alive, m, s, k, labels, g, S)
         g += 1
-        m = K.compact(W, ids, alive, m, S[7])
+        m = K.compact(W, ids, alive, m, S.sums)
         for i in range(m):
             slot_of[ids[i]] = i
     K.close_tail(Z, alive, ids, m, labels, g, left, k)

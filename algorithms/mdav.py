@@ -24,6 +24,10 @@ ties go to the lowest record index; s is taken before r's group is removed
 (if every remaining record is equidistant from r and s lands in r's group,
 the farthest survivor is used); leftovers see centroids frozen before any of
 them is added.
+
+``index`` only chooses how the farthest and nearest records are found (kernels/mdav.py): a full
+pass per question (``scan``, O(n²·d)) or a k-d tree with a shell order (``tree``); the partition is
+the same (tests/kernels/test_mdav_tree.py). ``auto`` picks by n and d (docs/scaling.md).
 """
 
 from mabench import kernels
@@ -33,7 +37,7 @@ _TAILS = {"3k": kernels.TAIL_3K, "2k": kernels.TAIL_2K}
 
 
 def run(Z, k, params, rng):
-    return kernels.mdav_labels(Z, k, _TAILS[params["tail"]])
+    return kernels.mdav_partition(Z, k, _TAILS[params["tail"]], params["index"])
 
 
 ALGORITHM = Algorithm(
@@ -44,6 +48,7 @@ ALGORITHM = Algorithm(
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
     params={"tail": Param("3k", "end game: 3k = MDAV-generic, 2k = the papers' wording", ("3k", "2k")),
+            "index": Param("auto", kernels.INDEX_HELP, kernels.INDEXES),
             "scale": Param("standardized", "decide on z-scores (standardized) or on the original values (raw): "
                            "the raw-scale baseline of the P-S tables (docs/metrics.md#il_raw)", SCALES)},
     deterministic=True,

@@ -10,15 +10,16 @@ one group of k around the record farthest from their centroid (instead of
 "the rest form one group"), and the fewer-than-k leftovers join, one by one,
 the group with the nearest centroid (centroids frozen before the leftovers
 are added; sequential updating gave identical results on every published
-cell). Ties go to the lowest record index.
+cell). Ties go to the lowest record index. ``index`` (scan | tree | auto) only chooses how the
+farthest and nearest records are found; the partition is the same (kernels/mdav.py).
 """
 
 from mabench import kernels
-from mabench.plugin import Algorithm
+from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):
-    return kernels.mdav_labels(Z, k, kernels.TAIL_MDAV1)
+    return kernels.mdav_partition(Z, k, kernels.TAIL_MDAV1, params["index"])
 
 
 ALGORITHM = Algorithm(
@@ -27,5 +28,6 @@ ALGORITHM = Algorithm(
     citation="004_d1273daa16c98592.txt §IV (MDAV-1), Tables I–III; docs/algorithms/mdav.md",
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
+    params={"index": Param("auto", kernels.INDEX_HELP, kernels.INDEXES)},
     deterministic=True,
 )

@@ -23,7 +23,7 @@ from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):
-    labels = K.mdav_labels(Z, k, K.TAIL_MDAV1)
+    labels = K.mdav_partition(Z, k, K.TAIL_MDAV1, params["index"])
     return K.dissolve_reassign(Z, labels, k, 0, params["order"] == "reverse", params["resplit"])
 
 
@@ -37,6 +37,7 @@ ALGORITHM = Algorithm(
         "order": Param("forward", "order in which groups are checked: creation order or its reverse (DBA-2's)",
                        ("forward", "reverse")),
         "resplit": Param(True, "re-split groups larger than 2k-1 by MDAV-1 at the end"),
+        "index": Param("auto", K.INDEX_HELP, K.INDEXES),
     },
     deterministic=True,
 )

@@ -32,7 +32,6 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench import discovery
 from mabench.plugin import Algorithm, Param
 
 
@@ -86,9 +85,9 @@ def cut_tree(order, parent, weight, k):
 @njit(cache=True)
 def _refresh(W, alive, ids, m, slot, S, far_d, far_id):
     """Farthest remaining partner of the record in ``slot`` (as in the md plugin)."""
-    K.load_point(W, slot, S[1])
-    best = K.distances_from(W, alive, m, S[1], S)
-    far_d[ids[slot]] = S[2][best]
+    K.load_point(W, slot, S.point)
+    best = K.distances_from(W, alive, m, S.point, S)
+    far_d[ids[slot]] = S.dist[best]
     far_id[ids[slot]] = ids[best]
 
 
@@ -124,7 +123,7 @@ def diameter_fixed_size(Z, k):
             _refresh(W, alive, ids, m, r, S, far_d, far_id)
         left -= K.group_around(W, ids, alive, m, r, k, labels, g, S)
         g += 1
-        m = K.compact(W, ids, alive, m, S[7])
+        m = K.compact(W, ids, alive, m, S.sums)
     K.close_tail(Z, alive, ids, m, labels, g, left, k)
     return labels
 
@@ -139,7 +138,6 @@ def run(Z, k, params, rng):
     if big.size == 0:
         return labels
     members_of = np.split(np.argsort(tree, kind="stable"), np.cumsum(sizes)[:-1])
-    cbfs = discovery.algorithm("cbfs")
     next_label = n_trees
     for t in big:
         members = members_of[t]
@@ -147,7 +145,7 @@ def run(Z, k, params, rng):
         if params["split"] == "d":
             part = diameter_fixed_size(sub, k)
         else:
-            part = np.asarray(cbfs.run(sub, k, cbfs.resolve({}), rng), dtype=np.int64)
+            part = K.cbfs_labels(sub, k, False, False, params["index"])  # the cbfs plugin's defaults
         labels[members] = np.where(part == 0, t, next_label + part - 1)
         next_label += int(part.max())
     assert next_label <= n
@@ -162,6 +160,7 @@ ALGORITHM = Algorithm(
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
     params={"split": Param("d", "fixed-size method for trees of >= 2k records: d = diameter-based (M-d), "
-                           "c = centroid-based (M-c)", ("d", "c"))},
+                           "c = centroid-based (M-c)", ("d", "c")),
+            "index": Param("auto", "split=c: " + K.INDEX_HELP, K.INDEXES)},
     deterministic=True,
 )

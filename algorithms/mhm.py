@@ -50,7 +50,9 @@ def ordering(Z, k, params, rng):
             first = K.farthest_from_record(Z, first)
         return K.npn_order(Z, first)
     if how == "mdav":
-        labels = K.mdav_labels(Z, k, K.TAIL_3K)
+        labels = K.mdav_partition(Z, k, K.TAIL_3K, params["index"])
+    elif how == "cbfs":  # the cbfs plugin's defaults: tail=nearest, centroid=remaining
+        labels = K.cbfs_labels(Z, k, False, False, params["index"])
     else:
         other = discovery.algorithm(how)
         labels = np.asarray(other.run(Z, k, other.resolve({}), rng), dtype=np.int64)
@@ -75,6 +77,7 @@ ALGORITHM = Algorithm(
                        "(opposite) or farthest from the centroid (centroid)", ("opposite", "centroid")),
         "sequence": Param("ends", "order=mdav|md|cbfs: groups as a sequence: pair groups at opposite ends, "
                           "creation order, or chained by nearest centroid", ("ends", "creation", "chain")),
+        "index": Param("auto", "order=mdav|cbfs: " + K.INDEX_HELP, K.INDEXES),
     },
     deterministic=True,
 )

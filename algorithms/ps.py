@@ -75,16 +75,16 @@ def _fill(W, ids, alive, m, seed, k, greedy, labels, g, S, gsum, c):
     if not greedy:
         return K.group_around(W, ids, alive, m, seed, k, labels, g, S)
     gsum[:] = 0.0
-    K.add_member(W, ids, alive, seed, labels, g, S[7], gsum)
+    K.add_member(W, ids, alive, seed, labels, g, S.sums, gsum)
     size = 1
     while size < k:
         for j in range(W.shape[0]):
             c[j] = gsum[j] / size
         K.distances_from(W, alive, m, c, S)
-        nxt = K.argmin_alive(S[2], alive, m)
+        nxt = K.argmin_alive(S.dist, alive, m)
         if nxt < 0:
             break
-        K.add_member(W, ids, alive, nxt, labels, g, S[7], gsum)
+        K.add_member(W, ids, alive, nxt, labels, g, S.sums, gsum)
         size += 1
     return size
 
@@ -98,11 +98,11 @@ def ps_labels(X, k, greedy):
     S = K.scratch(n, d, k)
     gsum = np.zeros(d)
     c = np.empty(d)
-    m = K.compact(W, ids, alive, n, S[7])
+    m = K.compact(W, ids, alive, n, S.sums)
     left = n
     g = 0
     while left >= 3 * k:
-        m = K.centroid(W, ids, alive, m, left, S[7], S[0])  # keeps the buffer compact
+        m = K.centroid(W, ids, alive, m, left, S.sums, S.centroid)  # keeps the buffer compact
         f = _extreme(sf, ids, alive, m, True)
         left -= _fill(W, ids, alive, m, f, k, greedy, labels, g, S, gsum, c)
         g += 1

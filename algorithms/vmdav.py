@@ -61,9 +61,9 @@ def vmdav_labels(Z, k, gamma, fixed_centroid, loop_2k):
     W, ids, alive = K.work_buffer(Z)
     labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
     S = K.scratch(n, d, k)
-    m = K.compact(W, ids, alive, n, S[7])
-    c_fixed = S[7] / n
-    c_now = S[0]
+    m = K.compact(W, ids, alive, n, S.sums)
+    c_fixed = S.sums / n
+    c_now = S.centroid
     mind = np.empty(n)
     members = np.empty(k, dtype=np.int64)
     left = n
@@ -73,41 +73,41 @@ def vmdav_labels(Z, k, gamma, fixed_centroid, loop_2k):
     if fixed_centroid:
         K.distances_from(W, alive, m, c_fixed, S)
         for i in range(m):
-            d_fixed[ids[i]] = S[2][i]
+            d_fixed[ids[i]] = S.dist[i]
     while left >= stop:
-        m = K.centroid(W, ids, alive, m, left, S[7], c_now)
+        m = K.centroid(W, ids, alive, m, left, S.sums, c_now)
         if fixed_centroid:
             e = _farthest_by_id(d_fixed, ids, alive, m)
         else:
             e = K.distances_from(W, alive, m, c_now, S)
-        size = K.group_around(W, ids, alive, m, e, k, labels, g, S)  # leaves e's distances in S[2]
+        size = K.group_around(W, ids, alive, m, e, k, labels, g, S)  # leaves e's distances in S.dist
         left -= size
         members[0] = e
         for t in range(size - 1):
-            members[t + 1] = S[4][t]
+            members[t + 1] = S.top_i[t]
         for i in range(m):
-            mind[i] = S[2][i]
+            mind[i] = S.dist[i]
         for t in range(1, size):
-            K.load_point(W, members[t], S[1])
-            K.distances_from(W, alive, m, S[1], S)
-            _min_into(mind, S[2], m)
+            K.load_point(W, members[t], S.point)
+            K.distances_from(W, alive, m, S.point, S)
+            _min_into(mind, S.dist, m)
         while size < 2 * k - 1 and left > 0:
             e_min = K.argmin_alive(mind, alive, m)
             d_in = np.sqrt(mind[e_min])
-            K.load_point(W, e_min, S[1])
-            K.distances_from(W, alive, m, S[1], S)
+            K.load_point(W, e_min, S.point)
+            K.distances_from(W, alive, m, S.point, S)
             d_out = np.inf
             for i in range(m):
-                if alive[i] and i != e_min and S[2][i] < d_out:
-                    d_out = S[2][i]
+                if alive[i] and i != e_min and S.dist[i] < d_out:
+                    d_out = S.dist[i]
             if not d_in < gamma * np.sqrt(d_out):
                 break
             alive[e_min] = False
             labels[ids[e_min]] = g
-            K.forget(W, e_min, S[7])
+            K.forget(W, e_min, S.sums)
             size += 1
             left -= 1
-            _min_into(mind, S[2], m)
+            _min_into(mind, S.dist, m)
         g += 1
     K.close_tail(Z, alive, ids, m, labels, g, left, k)
     return labels

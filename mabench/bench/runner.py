@@ -38,8 +38,11 @@ class CellResult:
 
 def shown_params(resolved: dict) -> str:
     """The record's canonical parameter string: the generic ``scale`` parameter appears only when
-    it is ``raw`` (standardized is every method's default), so existing result keys stay stable."""
-    return format_params({k: v for k, v in resolved.items() if not (k == "scale" and v == "standardized")})
+    it is ``raw`` (standardized is every method's default), so existing result keys stay stable.
+    ``index`` (scan | tree | auto: how the MDAV family and CBFS find the farthest and nearest
+    records) never appears: it never changes the partition (tests/kernels/test_mdav_tree.py)."""
+    return format_params({k: v for k, v in resolved.items()
+                          if not (k == "scale" and v == "standardized") and k != "index"})
 
 
 def algorithm_input(algo, resolved: dict, values: np.ndarray, z: np.ndarray) -> np.ndarray:

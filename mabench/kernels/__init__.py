@@ -5,7 +5,10 @@
 * :mod:`.nearest` — a record with its k−1 nearest remaining records;
 * :mod:`.select` — the m nearest among the alive slots, moving one record into a growing group;
 * :mod:`.groups` — centroids, SSE, leftovers to the nearest group;
-* :mod:`.mdav` — the MDAV family's main loop;
+* :mod:`.mdav` — the MDAV family's main loop (a pass kernel and a k-d tree kernel, same partition);
+* :mod:`.cbfs` — CBFS's main loop (the same two kernels);
+* :mod:`.treegroups` — the farthest record (shell order) and a seed's k−1 nearest (k-d tree) with the
+  pass kernels' arithmetic, for the tree kernels;
 * :mod:`.hm` — the Hansen–Mukherjee shortest path over an ordering (prefix sums, O(n·k·d));
 * :mod:`.mst` — Prim's minimum spanning tree and nearest-point-next ordering (O(n²·d), O(n) keys).
 * :mod:`.localsearch` — group state of a partition, exact move/swap costs, move/swap descent, perturbation;
@@ -51,8 +54,10 @@ from mabench.kernels.distances import argmax_alive, argmin_alive, distances_from
 from mabench.kernels.groups import assign_leftovers, close_tail, group_means, sse, sst  # noqa: E402
 from mabench.kernels.hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
 from mabench.kernels.mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
-from mabench.kernels.mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels  # noqa: E402
-from mabench.kernels.nearest import farthest_group, group_around, group_around_kd, label_rest, take_nearest  # noqa: E402
+from mabench.kernels.mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels, mdav_labels_tree, mdav_partition  # noqa: E402
+from mabench.kernels.treegroups import INDEX_HELP, INDEXES, use_tree  # noqa: E402
+from mabench.kernels.cbfs import cbfs_labels, cbfs_labels_scan, cbfs_labels_tree  # noqa: E402
+from mabench.kernels.nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
 from mabench.kernels.localsearch import (EPS, apply_move, best_change, dissolve, group_state, move_swap_descent,  # noqa: E402
                           nearest_groups, perturb, r1, r2, r3, swap_cost, total_sse)
 from mabench.kernels.icsm import (complex_heuristic, grow_update, group_scores, group_scores_fast, simple_heuristic, slide_update, tour,  # noqa: E402
@@ -62,7 +67,7 @@ from mabench.kernels.farpair import far_partners, far_refresh, most_distant_pair
 from mabench.kernels.tfrp import reference_points, two_reference_labels  # noqa: E402
 from mabench.kernels.density import density_labels, knn_spread  # noqa: E402
 from mabench.kernels.refine import dissolve_reassign  # noqa: E402
-from mabench.kernels.kdtree import kd_build, kd_delete, kd_nearest_to_group, kd_remaining, kd_scratch, tree_pays  # noqa: E402
+from mabench.kernels.kdtree import kd_build, kd_delete, kd_nearest_k, kd_nearest_to_group, kd_remaining, kd_scratch  # noqa: E402
 from mabench.kernels.pairs import count_close_pairs, distance_range, fill_close_pairs  # noqa: E402
 from mabench.kernels.swap import EPS as SWAP_EPS  # noqa: E402
 from mabench.kernels.swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
@@ -72,8 +77,10 @@ from mabench.kernels.select import add_member, nearest_slots  # noqa: E402
 __all__ = [
     "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",
     "add_member", "argmax_alive", "farthest_first", "next_unassigned", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
-    "forget", "group_around", "group_around_kd", "group_means", "label_rest", "load_point", "mdav_labels", "nearest_slots", "scratch", "sqdist",
-    "sse", "take_nearest", "work_buffer",
+    "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "nearest_slots", "scratch", "sqdist",
+    "sse", "sst", "take_nearest", "work_buffer",
+    "mdav_labels_tree", "mdav_partition", "INDEX_HELP", "INDEXES", "use_tree", "cbfs_labels", "cbfs_labels_scan", "cbfs_labels_tree",
+    "kd_nearest_k",
     "SEQ_CHAIN", "SEQ_CREATION", "SEQ_ENDS", "hm_labels", "path_labels", "prefix_sums", "segment_sse", "sequence_of_groups", "shortest_path",
     "farthest_from_centroid", "farthest_from_record", "npn_order", "prim_mst",
     "EPS", "apply_move", "ls_apply_swap", "best_change", "dissolve", "group_state", "move_swap_descent", "nearest_groups", "perturb",
@@ -82,7 +89,7 @@ __all__ = [
     "window_costs",
     "far_partners", "far_refresh", "most_distant_pair", "reference_points", "two_reference_labels",
     "density_labels", "knn_spread", "dissolve_reassign",
-    "argmin_alive", "kd_build", "kd_delete", "kd_nearest_to_group", "kd_remaining", "kd_scratch", "tree_pays",
+    "argmin_alive", "kd_build", "kd_delete", "kd_nearest_to_group", "kd_remaining", "kd_scratch",
     "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
     "SWAP_EPS", "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
     "kward_sorted", "kwr_sorted", "ward_increase", "ward_merge", "ward_merge_diagonal",

@@ -15,6 +15,8 @@ centroid pass compacts the buffer in order while it sums, so
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -102,11 +104,16 @@ def forget(W, slot, sums):
         sums[j] -= W[j, slot]
 
 
+# Scratch of one kernel call, by name: the centroid, a loaded point, the distances of the last pass,
+# the k nearest's values and slots, the pass's per-block maxima and their slots, and the running
+# column sums of the remaining records.
+Scratch = namedtuple("Scratch", ["centroid", "point", "dist", "top_d", "top_i", "block_v", "block_i", "sums"])
+
+
 @njit(cache=True)
 def scratch(n, d, k):
-    """Scratch for one call: (centroid, point, distances, top-k values, top-k slots, block maxima,
-    block argmaxima, running column sums)."""
+    """Scratch for one call (:data:`Scratch`), allocated once."""
     nb = (n + BLOCK - 1) // BLOCK
     kk = max(k, 1)
-    return (np.empty(d), np.empty(d), np.empty(n), np.empty(kk), np.empty(kk, dtype=np.int64),
-            np.empty(nb), np.empty(nb, dtype=np.int64), np.zeros(d))
+    return Scratch(np.empty(d), np.empty(d), np.empty(n), np.empty(kk), np.empty(kk, dtype=np.int64),
+                   np.empty(nb), np.empty(nb, dtype=np.int64), np.zeros(d))

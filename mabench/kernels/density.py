@@ -116,7 +116,7 @@ def _density_labels(Z, k, recompute, L):
     W, ids, alive = work_buffer(Z)
     labels = np.full(n, UNASSIGNED, dtype=np.int64)
     S = scratch(n, d, k)
-    m = compact(W, ids, alive, n, S[7])
+    m = compact(W, ids, alive, n, S.sums)
     left = n
     g = 0
     if not recompute:
@@ -129,7 +129,7 @@ def _density_labels(Z, k, recompute, L):
             left -= group_around(W, ids, alive, m, slot_of[order[pos]], k, labels, g, S)
             g += 1
             if (m - left) * 8 > m:
-                m = compact(W, ids, alive, m, S[7])
+                m = compact(W, ids, alive, m, S.sums)
                 for i in range(m):
                     slot_of[ids[i]] = i
         if left > 0:

@@ -97,7 +97,7 @@ def argmin_alive(vals, alive, m):
 @njit(cache=True)
 def distances_from(W, alive, m, p, S):
     """Distances of the first m slots to p (into S's buffer); return the farthest alive slot."""
-    return sqdist(W, m, p, S[2], alive, S[5], S[6])
+    return sqdist(W, m, p, S.dist, alive, S.block_v, S.block_i)
 
 
 @njit(cache=True)
@@ -105,7 +105,7 @@ def farthest_first(W, alive, m, c, S):
     """Slots 0..m-1 by decreasing distance to ``c``, ties to the lowest slot: the seed order of a
     method whose centre never moves. Call it on the uncompacted buffer, where slot = record id."""
     distances_from(W, alive, m, c, S)
-    return np.argsort(-S[2][:m], kind="mergesort")
+    return np.argsort(-S.dist[:m], kind="mergesort")
 
 
 @njit(cache=True)

@@ -27,9 +27,9 @@ TOP = 32  # partners kept per record
 def _fill(W, alive, ids, m, slot, S, top_d, top_id, ptr, far_d, far_id, bound):
     """Recompute the TOP farthest remaining partners of the record in ``slot``."""
     rid = ids[slot]
-    load_point(W, slot, S[1])
-    distances_from(W, alive, m, S[1], S)
-    dist = S[2]
+    load_point(W, slot, S.point)
+    distances_from(W, alive, m, S.point, S)
+    dist = S.dist
     td = top_d[rid]
     ti = top_id[rid]
     cnt = 0

@@ -30,21 +30,6 @@ TINY = 1e-12       # ... plus an absolute one, scaled by the members' magnitude:
                    # member scores exactly 0 while the centroid form, with a rounded mean, stays above 0
 
 
-def tree_pays(n: int, d: int, passes_left: int = 1) -> bool:
-    """Whether to take the k nearest from the tree rather than from a vectorized pass.
-
-    ``passes_left``: full passes per group that remain anyway (CBFS: 1 for the farthest from the
-    moving centroid, 0 when that centroid is fixed and the seeds come in one precomputed order).
-    Measured with CBFS, 1 thread, one pass left: 4,800 x 16 0.036 s by passes vs 0.21 s by tree,
-    30,000 x 10 1.21 vs 1.19 s, 100,000 x 10 17.4 vs 11.9 s. No pass left (20,000 x 3: 0.32 vs 0.038 s;
-    5,000 x 3: 0.021 vs 0.016 s; 2,000 x 3: 0.004 vs 0.005 s; 20,000 x 12: 0.53 vs 0.72 s).
-    In many dimensions the boxes stop pruning.
-    """
-    if passes_left == 0:
-        return n >= 4_000 and d <= 8
-    return n >= 40_000 and d <= 12
-
-
 @njit(cache=True)
 def _select(Z, rec, lo, hi, kth, dim):
     """Reorder rec[lo:hi] so that keys Z[rec[i], dim] before ``kth`` are <= and after it >= its key
@@ -270,3 +255,98 @@ def kd_nearest_to_group(T, members, s, KS):
             bounds[sp] = fb
             sp += 1
     return best_i
+
+
+# A point query for the MDAV family and CBFS (kernels/treegroups.py): the k nearest alive records
+# to a point. A candidate's squared distance is computed as
+# the distance pass computes it (kernels/distances.py: 0.0, then (x_j − p_j)² added in attribute
+# order), so the answer is the pass's answer bit for bit; ties go to the lowest record id.
+#
+# The box bound below is computed from the box's faces with the same operations; rounding is
+# monotone, so it already bounds every computed candidate distance in the box from below. The slack is a
+# second guard: a box is skipped only when it misses the current answer by more than SLACK
+# (relative) plus TINY × (|p|² + 1) (absolute), never on an equal value.
+
+
+@njit(cache=True)
+def _near_bound(lo, hi, v, p):
+    """Lower bound on the squared distance from p to any record of box v (a ball around the box
+    centre was measured too: 3 % fewer records read in 10 dimensions, not worth its square root)."""
+    b = 0.0
+    for j in range(p.size):
+        if p[j] < lo[v, j]:
+            t = lo[v, j] - p[j]
+            b += t * t
+        elif p[j] > hi[v, j]:
+            t = p[j] - hi[v, j]
+            b += t * t
+    return b
+
+
+@njit(cache=True)
+def _point_tol(p):
+    pp = 0.0
+    for j in range(p.size):
+        pp += p[j] * p[j]
+    return TINY * (pp + 1.0)
+
+
+@njit(cache=True)
+def kd_nearest_k(T, p, want, top_d, top_i, KS):
+    """The ``want`` alive positions nearest to the point p, sorted by (squared distance, record id)
+    into ``top_d``/``top_i``; returns how many (fewer only when fewer are alive)."""
+    P, rec, start, end, left, right, lo, hi, count, alive = T[0], T[1], T[3], T[4], T[5], T[6], T[8], T[9], T[10], T[11]
+    _, stack, bounds = KS
+    d = P.shape[1]
+    if want <= 0:
+        return 0
+    tol = _point_tol(p)
+    cnt = 0
+    sp = 0
+    if count[0] > 0:
+        stack[0] = 0
+        bounds[0] = _near_bound(lo, hi, 0, p)
+        sp = 1
+    while sp > 0:
+        sp -= 1
+        v = stack[sp]
+        if count[v] == 0 or (cnt == want and bounds[sp] * (1.0 - SLACK) - tol > top_d[cnt - 1]):
+            continue
+        a = left[v]
+        if a < 0:
+            for i in range(start[v], end[v]):
+                if not alive[i]:
+                    continue
+                dist = 0.0
+                for j in range(d):
+                    u = P[i, j] - p[j]
+                    dist += u * u
+                r = rec[i]
+                if cnt == want and (dist > top_d[cnt - 1] or (dist == top_d[cnt - 1] and r > rec[top_i[cnt - 1]])):
+                    continue
+                at = cnt if cnt < want else want - 1
+                while at > 0 and (top_d[at - 1] > dist or (top_d[at - 1] == dist and rec[top_i[at - 1]] > r)):
+                    top_d[at] = top_d[at - 1]
+                    top_i[at] = top_i[at - 1]
+                    at -= 1
+                top_d[at] = dist
+                top_i[at] = i
+                if cnt < want:
+                    cnt += 1
+            continue
+        b = right[v]
+        ba = _near_bound(lo, hi, a, p)
+        bb = _near_bound(lo, hi, b, p)
+        if ba <= bb:  # the nearer child is popped first
+            first, fb, second, sb = a, ba, b, bb
+        else:
+            first, fb, second, sb = b, bb, a, ba
+        if count[second] > 0:
+            stack[sp] = second
+            bounds[sp] = sb
+            sp += 1
+        if count[first] > 0:
+            stack[sp] = first
+            bounds[sp] = fb
+            sp += 1
+    return cnt

@@ -7,8 +7,11 @@ from numba import njit
 
 from mabench.kernels.buffer import UNASSIGNED, compact, centroid, scratch, work_buffer
 from mabench.kernels.distances import argmax_alive
-from mabench.kernels.groups import close_tail
+from mabench.kernels.groups import assign_leftovers, close_tail
+from mabench.kernels.kdtree import kd_scratch
 from mabench.kernels.nearest import farthest_group, group_around
+from mabench.kernels.treegroups import (REBUILD, centroid_of_remaining, group_from_tree, label_remaining, load_position,
+                                        shell_farthest, shell_order, start_sums, tree_over_remaining, use_tree)
 
 TAIL_3K = 0  # MDAV-generic: pairs while >= 3k left; 2k..3k-1 -> one group + the rest
 TAIL_2K = 1  # MDAV as worded in P-S / CV-MDAV / ICSM Alg. 1: pairs while >= 2k; k..2k-1 -> one group
@@ -22,25 +25,89 @@ def mdav_labels(Z, k, tail):
     W, ids, alive = work_buffer(Z)
     labels = np.full(n, UNASSIGNED, dtype=np.int64)
     S = scratch(n, d, k)
-    c = S[0]
+    c = S.centroid
     m = n
     left = n
     g = 0
     stop = 3 * k if tail == TAIL_3K else 2 * k
-    m = compact(W, ids, alive, m, S[7])
+    m = compact(W, ids, alive, m, S.sums)
     while left >= stop:
-        m = centroid(W, ids, alive, m, left, S[7], c)
+        m = centroid(W, ids, alive, m, left, S.sums, c)
         taken, s = farthest_group(W, ids, alive, m, c, k, labels, g, S)
         left -= taken
         g += 1
         if not alive[s]:  # only when every remaining record is equidistant from r
-            s = argmax_alive(S[2], alive, m)
+            s = argmax_alive(S.dist, alive, m)
         left -= group_around(W, ids, alive, m, s, k, labels, g, S)
         g += 1
     if left >= (2 * k if tail == TAIL_3K else k) and tail != TAIL_2K:
-        m = centroid(W, ids, alive, m, left, S[7], c)
+        m = centroid(W, ids, alive, m, left, S.sums, c)
         taken, s = farthest_group(W, ids, alive, m, c, k, labels, g, S)
         left -= taken
         g += 1
     close_tail(Z, alive, ids, m, labels, g, left, k)
     return labels
+
+
+@njit(cache=True)
+def mdav_labels_tree(Z, k, tail):
+    """:func:`mdav_labels` with the farthest and nearest records found by a k-d tree
+    (kernels/treegroups.py): the same partition, in O(n log n)-ish time at low dimension."""
+    n, d = Z.shape
+    labels = np.full(n, UNASSIGNED, dtype=np.int64)
+    ids, sums = start_sums(Z, labels)
+    slots = n
+    c = np.empty(d)
+    p = np.empty(d)
+    top_d = np.empty(max(k, 1))
+    top_i = np.empty(max(k, 1), dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    T = tree_over_remaining(Z, labels, pos)
+    KS = kd_scratch(T)
+    slots = centroid_of_remaining(Z, ids, labels, slots, n, sums, c)
+    c0 = c.copy()
+    Q, order, a = shell_order(Z, labels, c0)
+    head = 0
+    built = n
+    left = n
+    g = 0
+    stop = 3 * k if tail == TAIL_3K else 2 * k
+    while left >= stop:
+        if left < REBUILD * built:
+            T = tree_over_remaining(Z, labels, pos)
+            KS = kd_scratch(T)
+            built = left
+        slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
+        if left < REBUILD * len(order):
+            c0[:] = c
+            Q, order, a = shell_order(Z, labels, c0)
+            head = 0
+        rr, head = shell_farthest(Q, order, a, head, c0, labels, c)
+        r = pos[rr]
+        load_position(T, r, p)
+        ss, head = shell_farthest(Q, order, a, head, c0, labels, p)  # before r's group leaves, as in the pass kernel
+        s = pos[ss]
+        left -= group_from_tree(Z, T, r, k, labels, g, sums, p, top_d, top_i, KS)
+        g += 1
+        if not T[11][s]:  # only when every remaining record is equidistant from r
+            s = pos[shell_farthest(Q, order, a, head, c0, labels, p)[0]]
+        left -= group_from_tree(Z, T, s, k, labels, g, sums, p, top_d, top_i, KS)
+        g += 1
+    if left >= (2 * k if tail == TAIL_3K else k) and tail != TAIL_2K:
+        slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
+        r = pos[shell_farthest(Q, order, a, head, c0, labels, c)[0]]
+        left -= group_from_tree(Z, T, r, k, labels, g, sums, p, top_d, top_i, KS)
+        g += 1
+    if left >= k:
+        label_remaining(labels, g)
+    elif left > 0:
+        assign_leftovers(Z, labels, g)
+    return labels
+
+
+def mdav_partition(Z, k, tail, index="auto"):
+    """The MDAV family's partition by the kernel ``index`` names (auto: kernels/treegroups.use_tree);
+    both kernels give the same labels."""
+    if use_tree(index, *Z.shape):
+        return mdav_labels_tree(Z, k, tail)
+    return mdav_labels(Z, k, tail)

@@ -52,13 +52,13 @@ def two_reference_labels(Z, k, g1, g2):
     W, ids, alive = work_buffer(Z)
     labels = np.full(n, UNASSIGNED, dtype=np.int64)
     S = scratch(n, d, k)
-    m = compact(W, ids, alive, n, S[7])
+    m = compact(W, ids, alive, n, S.sums)
     d1 = np.empty(n)  # distances to g1 / g2 by slot, compacted along with the buffer
     d2 = np.empty(n)
     distances_from(W, alive, m, g1, S)
-    d1[:] = S[2]
+    d1[:] = S.dist
     distances_from(W, alive, m, g2, S)
-    d2[:] = S[2]
+    d2[:] = S.dist
     left = n
     g = 0
     while left >= k:
@@ -72,7 +72,7 @@ def two_reference_labels(Z, k, g1, g2):
                     d1[w] = d1[i]
                     d2[w] = d2[i]
                     w += 1
-            m = compact(W, ids, alive, m, S[7])
+            m = compact(W, ids, alive, m, S.sums)
     if left > 0:
         assign_leftovers(Z, labels, g)
     return labels

@@ -99,20 +99,3 @@ def test_a_tree_over_a_subset_answers_only_from_that_subset():
     tree = Tree(Z, ids)
     assert sorted(tree.rec.tolist()) == ids.tolist()
     assert tree.count[0] == ids.size
-
-
-@pytest.mark.parametrize("tail_group, fixed", [(True, False), (False, False), (True, True)])
-def test_cbfs_finds_the_same_groups_with_and_without_the_tree(tail_group, fixed):
-    """CBFS switches to the tree above a size (K.tree_pays); both ways must give the same partition."""
-    import sys
-
-    from mabench import discovery
-
-    cbfs = sys.modules[discovery.algorithm("cbfs").run.__module__]
-    rng = np.random.default_rng(23)
-    data = (rng.standard_normal((3000, 6)), rng.integers(0, 5, size=(2000, 3)).astype(np.float64))
-    for Z in data:
-        for k in (3, 4, 7):
-            by_pass = cbfs.cbfs_labels(Z, k, tail_group, fixed, False)
-            by_tree = cbfs.cbfs_labels(Z, k, tail_group, fixed, True)
-            assert np.array_equal(by_pass, by_tree)

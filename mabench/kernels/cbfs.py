@@ -1,0 +1,113 @@
+"""CBFS's main loop (Laszlo & Mukherjee 2005; the plugin is algorithms/cbfs.py): one group per
+iteration, around the remaining record farthest from the centroid.
+
+Two kernels give the same partition: :func:`cbfs_labels_scan`, the reference, answers each question
+by a full distance pass over the remaining records (O(n²·d) in all); :func:`cbfs_labels_tree`
+answers them from a k-d tree and a shell order (kernels/treegroups.py), replaying the pass kernel's
+arithmetic. :func:`cbfs_labels` picks one (``index=auto|tree|scan``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mabench.kernels.buffer import UNASSIGNED, centroid, compact, scratch, work_buffer
+from mabench.kernels.groups import assign_leftovers, close_tail
+from mabench.kernels.kdtree import kd_scratch
+from mabench.kernels.nearest import farthest_group
+from mabench.kernels.treegroups import (REBUILD, centroid_of_remaining, group_from_tree, label_remaining, shell_farthest,
+                                        shell_order, start_sums, tree_over_remaining, use_tree)
+
+
+@njit(cache=True)
+def cbfs_labels_scan(Z, k, tail_group, fixed_centroid):
+    """The reference kernel: while enough records remain, r = the remaining record farthest from the
+    centroid (of the remaining records, or of the whole data set) joins its k−1 nearest."""
+    n, d = Z.shape
+    W, ids, alive = work_buffer(Z)
+    labels = np.full(n, UNASSIGNED, dtype=np.int64)
+    S = scratch(n, d, k)
+    m = compact(W, ids, alive, n, S.sums)
+    c_fixed = S.sums / n
+    left = n
+    g = 0
+    stop = 2 * k if tail_group else k
+    while left >= stop:
+        m = centroid(W, ids, alive, m, left, S.sums, S.centroid)
+        left -= farthest_group(W, ids, alive, m, c_fixed if fixed_centroid else S.centroid, k, labels, g, S)[0]
+        g += 1
+    close_tail(Z, alive, ids, m, labels, g, left, k)
+    return labels
+
+
+@njit(cache=True)
+def _farthest_first(Z, c):
+    """Record ids by decreasing squared distance to the fixed point c (the distance pass's
+    arithmetic), ties to the lowest id: the seed order when the centre never moves."""
+    n, d = Z.shape
+    dist = np.empty(n)
+    for i in range(n):
+        s = 0.0
+        for j in range(d):
+            t = Z[i, j] - c[j]
+            s += t * t
+        dist[i] = s
+    return np.argsort(-dist, kind="mergesort")
+
+
+@njit(cache=True)
+def cbfs_labels_tree(Z, k, tail_group, fixed_centroid):
+    """:func:`cbfs_labels_scan`'s partition with the farthest record taken from a shell order (or, for
+    the fixed centroid, from one precomputed order) and the k−1 nearest from a k-d tree."""
+    n, d = Z.shape
+    labels = np.full(n, UNASSIGNED, dtype=np.int64)
+    ids, sums = start_sums(Z, labels)
+    c_fixed = sums / n
+    c = np.empty(d)
+    p = np.empty(d)
+    top_d = np.empty(max(k, 1))
+    top_i = np.empty(max(k, 1), dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    T = tree_over_remaining(Z, labels, pos)
+    KS = kd_scratch(T)
+    built = n
+    slots = n
+    seeds = _farthest_first(Z, c_fixed) if fixed_centroid else np.empty(0, dtype=np.int64)
+    nxt = 0
+    c0 = c_fixed.copy()
+    Q, order, a = shell_order(Z, labels if not fixed_centroid else np.zeros(0, dtype=np.int64), c0)
+    head = 0
+    left = n
+    g = 0
+    stop = 2 * k if tail_group else k
+    while left >= stop:
+        if left < REBUILD * built:
+            T = tree_over_remaining(Z, labels, pos)
+            KS = kd_scratch(T)
+            built = left
+        if fixed_centroid:
+            while labels[seeds[nxt]] != UNASSIGNED:
+                nxt += 1
+            r = seeds[nxt]
+        else:
+            slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
+            if left < REBUILD * order.size:
+                c0[:] = c
+                Q, order, a = shell_order(Z, labels, c0)
+                head = 0
+            r, head = shell_farthest(Q, order, a, head, c0, labels, c)
+        left -= group_from_tree(Z, T, pos[r], k, labels, g, sums, p, top_d, top_i, KS)
+        g += 1
+    if left >= k:
+        label_remaining(labels, g)
+    elif left > 0:
+        assign_leftovers(Z, labels, g)
+    return labels
+
+
+def cbfs_labels(Z, k, tail_group: bool, fixed_centroid: bool, index: str = "auto"):
+    """CBFS's partition by the kernel ``index`` names (auto: kernels/treegroups.use_tree)."""
+    if use_tree(index, *Z.shape):
+        return cbfs_labels_tree(Z, k, tail_group, fixed_centroid)
+    return cbfs_labels_scan(Z, k, tail_group, fixed_centroid)

@@ -1,0 +1,204 @@
+"""The MDAV family's and CBFS's group steps answered by the k-d tree (kernels/kdtree.py).
+
+The pass kernels (kernels/mdav.py, kernels/cbfs.py with ``index=scan``) find the farthest remaining
+record and a seed's k−1 nearest by a full pass over the work buffer per question: O(n²·d) in all.
+Here the same questions go to a k-d tree over the remaining records (farthest from a point,
+k nearest to a point, by branch and bound), and the rest of the pass kernel's arithmetic is
+replayed exactly:
+
+* candidate distances: the pass's operations in the pass's order (kdtree.kd_farthest/kd_nearest_k);
+* ties: lowest record id, as the pass's lowest slot (its buffer keeps record order);
+* the running centroid: the column sums are recomputed in record order over the remaining records
+  exactly when the pass kernel compacts its buffer (more than 1/8 of its slots dead, see
+  buffer.centroid), and in between each grouped record is subtracted in the order the pass removes
+  it (the seed, then its neighbours by (distance, id)); ``c = sums / left``.
+
+So the partition is the pass kernel's, record for record (tests/kernels/test_mdav_tree.py).
+A record is remaining iff ``labels[r] == UNASSIGNED``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mabench.kernels.buffer import UNASSIGNED
+from mabench.kernels.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining
+
+REBUILD = 0.75  # rebuild the tree over the remaining records once fewer than this share of it is left
+
+
+@njit(cache=True)
+def resum(Z, ids, labels, slots, sums):
+    """Keep the remaining ids among ids[:slots] (order kept) and recompute their column sums in
+    record order, as buffer.compact does on the work buffer; return how many remain."""
+    d = Z.shape[1]
+    for j in range(d):
+        sums[j] = 0.0
+    w = 0
+    for t in range(slots):
+        r = ids[t]
+        if labels[r] == UNASSIGNED:
+            ids[w] = r
+            w += 1
+            for j in range(d):
+                sums[j] += Z[r, j]
+    return w
+
+
+@njit(cache=True)
+def centroid_of_remaining(Z, ids, labels, slots, left, sums, c):
+    """buffer.centroid's schedule and arithmetic without the buffer: the sums are recomputed
+    afresh when more than 1/8 of the slots are gone; returns the slot count."""
+    if (slots - left) * 8 > slots:
+        slots = resum(Z, ids, labels, slots, sums)
+    for j in range(Z.shape[1]):
+        c[j] = sums[j] / left
+    return slots
+
+
+@njit(cache=True)
+def forget_record(Z, r, sums):
+    for j in range(Z.shape[1]):
+        sums[j] -= Z[r, j]
+
+
+@njit(cache=True)
+def group_from_tree(Z, T, seed, k, labels, g, sums, p, top_d, top_i, KS):
+    """Group tree position ``seed`` with its k−1 nearest remaining records (by (distance, id)),
+    label them ``g``, delete them from the tree and subtract them from ``sums`` in the pass
+    kernel's order (seed first). Returns the group size."""
+    P, rec = T[0], T[1]
+    for j in range(P.shape[1]):
+        p[j] = P[seed, j]
+    kd_delete(T, seed)
+    r = rec[seed]
+    labels[r] = g
+    forget_record(Z, r, sums)
+    cnt = kd_nearest_k(T, p, k - 1, top_d, top_i, KS)
+    for t in range(cnt):
+        i = top_i[t]
+        kd_delete(T, i)
+        labels[rec[i]] = g
+        forget_record(Z, rec[i], sums)
+    return cnt + 1
+
+
+@njit(cache=True)
+def tree_over_remaining(Z, labels, pos):
+    return kd_remaining(Z, labels, UNASSIGNED, pos)
+
+
+@njit(cache=True)
+def load_position(T, i, p):
+    P = T[0]
+    for j in range(P.shape[1]):
+        p[j] = P[i, j]
+
+
+@njit(cache=True)
+def label_remaining(labels, g):
+    """Put every remaining record into group ``g``; return how many."""
+    cnt = 0
+    for r in range(labels.size):
+        if labels[r] == UNASSIGNED:
+            labels[r] = g
+            cnt += 1
+    return cnt
+
+
+@njit(cache=True)
+def start_sums(Z, labels):
+    """Ids of all records, their column sums in record order (buffer.compact's first call)."""
+    n, d = Z.shape
+    ids = np.arange(n)
+    sums = np.zeros(d)
+    resum(Z, ids, labels, n, sums)
+    return ids, sums
+
+
+# The farthest remaining record from a point p, by the triangle inequality around a pivot c0:
+# |x − p| <= |x − c0| + |p − c0|. The remaining records are kept sorted by |x − c0| (descending), with
+# their rows copied in that order; a scan from the outside stops once (|x − c0| + |p − c0|)² falls below
+# the best distance found. MDAV asks for the farthest from the centroid (c0 is the centroid at the last
+# rebuild, so |p − c0| is small and only a thin outer shell is read) and from a record on that shell.
+# In many dimensions this reads far fewer records than the k-d tree's boxes would open.
+
+
+@njit(cache=True)
+def shell_order(Z, labels, c0):
+    """(rows Q, record ids, |x − c0|) of the remaining records, sorted by decreasing |x − c0|."""
+    d = Z.shape[1]
+    rem = np.flatnonzero(labels == UNASSIGNED)
+    a = np.empty(rem.size)
+    for t in range(rem.size):
+        s = 0.0
+        for j in range(d):
+            u = Z[rem[t], j] - c0[j]
+            s += u * u
+        a[t] = np.sqrt(s)
+    order = np.argsort(-a, kind="mergesort")
+    ids = rem[order]
+    Q = np.empty((ids.size, d))
+    for t in range(ids.size):
+        for j in range(d):
+            Q[t, j] = Z[ids[t], j]
+    return Q, ids, a[order]
+
+
+@njit(cache=True)
+def shell_farthest(Q, ids, a, head, c0, labels, p):
+    """Record id of the remaining record farthest from p (squared distance computed as the distance
+    pass computes it; ties to the lowest id), and the new head (first position possibly alive)."""
+    d = Q.shape[1]
+    q = 0.0
+    pp = 0.0
+    for j in range(d):
+        u = p[j] - c0[j]
+        q += u * u
+        pp += p[j] * p[j]
+    off = np.sqrt(q)
+    tol = TINY * (pp + 1.0)
+    while head < ids.size and labels[ids[head]] != UNASSIGNED:
+        head += 1
+    best = -1.0
+    best_r = -1
+    for t in range(head, ids.size):
+        r = ids[t]
+        if labels[r] != UNASSIGNED:
+            continue
+        e = a[t] + off
+        if e * e * (1.0 + SLACK) + tol < best:
+            break
+        dist = 0.0
+        for j in range(d):
+            u = Q[t, j] - p[j]
+            dist += u * u
+        if dist > best or (dist == best and r < best_r):
+            best = dist
+            best_r = r
+    return best_r, head
+
+
+INDEXES = ("auto", "tree", "scan")
+INDEX_HELP = ("how the farthest and nearest records are found (never changes the partition): "
+              "scan = a full pass per question (O(n^2)), tree = k-d tree, auto = by n and d")
+# The smallest n at which the tree kernel beat the pass kernel, by dimension (MDAV and CBFS, k = 3,
+# standard normal data, medians of 3 in one run on the shared 2-core machine; docs/scaling.md):
+# d = 3: 1.2-1.3x at 5,000; d = 6: 1.9-2.7x at 20,000 (0.7-1.2x at 5,000); d = 8: 1.4-2.1x at 20,000;
+# d = 10: 0.2-0.5x at 5,000, 1.1-2.5x at 20,000, 1.6-2.2x at 60,000. Above 12 dimensions the boxes stop
+# pruning and the pass kernel is kept.
+TREE_FROM = ((3, 5_000), (8, 15_000), (12, 40_000))
+
+
+def use_tree(index: str, n: int, d: int) -> bool:
+    """Whether the tree kernel answers (``index=tree``), the pass kernel (``scan``), or whichever the
+    measured thresholds say is faster for n records in d dimensions (``auto``)."""
+    if index not in INDEXES:
+        raise ValueError(f"index must be one of {INDEXES}, not {index!r}")
+    if index != "auto":
+        return index == "tree"
+    for max_d, min_n in TREE_FROM:
+        if d <= max_d:
+            return n >= min_n
+    return False

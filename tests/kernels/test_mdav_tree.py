@@ -1,0 +1,146 @@
+"""The tree kernels of the MDAV family and CBFS (kernels/mdav.py, kernels/cbfs.py, kernels/treegroups.py)
+give the pass kernels' partitions, record for record.
+
+The pass kernel (``index=scan``) is the reference: a full distance pass per question, ties to the
+lowest record id. The tree kernel answers the same questions from a shell order and a k-d tree
+and must agree on every tail and variant, on random, clustered and tie-heavy data (integer grids,
+duplicated rows, z-scored duplicates, where equal distances sit in different boxes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from mabench import kernels as K
+
+MDAV_TAILS = (K.TAIL_3K, K.TAIL_2K, K.TAIL_MDAV1)
+CBFS_VARIANTS = [(tg, fx) for tg in (False, True) for fx in (False, True)]
+
+
+def _data(kind, n, d, rng):
+    if kind == "normal":
+        return rng.standard_normal((n, d))
+    if kind == "clustered":
+        centres = rng.standard_normal((max(1, n // 50), d)) * 5
+        return centres[rng.integers(0, len(centres), n)] + 0.1 * rng.standard_normal((n, d))
+    if kind == "grid":
+        return rng.integers(0, 4, size=(n, d)).astype(np.float64)
+    if kind == "duplicates":  # a few distinct rows, each repeated many times
+        rows = rng.standard_normal((max(1, n // 20), d))
+        return rows[rng.integers(0, len(rows), n)]
+    if kind == "zscored":  # z-scored duplicates: rounded means, equal distances off the grid
+        X = rng.integers(0, 3, size=(n, d)).astype(np.float64)
+        sd = X.std(axis=0)
+        return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    raise ValueError(kind)
+
+
+KINDS = ("normal", "clustered", "grid", "duplicates", "zscored")
+
+
+def _same_mdav(Z, k):
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    for tail in MDAV_TAILS:
+        want = K.mdav_partition(Z, k, tail, "scan")
+        got = K.mdav_partition(Z, k, tail, "tree")
+        assert np.array_equal(want, got), ("mdav tail", tail)
+
+
+def _same_cbfs(Z, k):
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    for tail_group, fixed in CBFS_VARIANTS:
+        want = K.cbfs_labels(Z, k, tail_group, fixed, "scan")
+        got = K.cbfs_labels(Z, k, tail_group, fixed, "tree")
+        assert np.array_equal(want, got), ("cbfs", tail_group, fixed)
+
+
+@settings(max_examples=60, deadline=None)
+@given(kind=st.sampled_from(KINDS), n=st.integers(1, 400), d=st.integers(1, 5), k=st.integers(2, 9),
+       seed=st.integers(0, 2**32 - 1))
+def test_tree_kernels_give_the_pass_kernels_partition(kind, n, d, k, seed):
+    Z = _data(kind, n, d, np.random.default_rng(seed))
+    _same_mdav(Z, k)
+    _same_cbfs(Z, k)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tree_kernels_agree_at_a_size_where_the_tree_rebuilds_many_times(kind):
+    """12,000 records: the tree and the shell order are rebuilt ~15 times and the running sums
+    are recomputed ~30 times along the way; every step must still match the pass."""
+    rng = np.random.default_rng(7)
+    Z = _data(kind, 12_000, 3, rng)
+    _same_mdav(Z, 3)
+    _same_cbfs(Z, 5)
+
+
+def test_tree_kernels_agree_in_ten_dimensions():
+    rng = np.random.default_rng(11)
+    _same_mdav(rng.standard_normal((6_000, 10)), 3)
+    _same_cbfs(rng.standard_normal((6_000, 10)), 4)
+
+
+def test_k_nearest_query_equals_a_numpy_scan_with_ties():
+    """kd_nearest_k: the ``want`` alive records nearest to a point by (squared distance, id), the
+    distances summed attribute by attribute like the pass."""
+    rng = np.random.default_rng(5)
+    Z = rng.integers(0, 3, size=(700, 3)).astype(np.float64)
+    labels = np.full(len(Z), -1, dtype=np.int64)
+    pos = np.empty(len(Z), dtype=np.int64)
+    T = K.kd_remaining(Z, labels, -1, pos)
+    KS = K.kd_scratch(T)
+    dead = rng.random(len(Z)) < 0.3
+    for r in np.flatnonzero(dead):
+        K.kd_delete(T, pos[r])
+    top_d, top_i = np.empty(40), np.empty(40, dtype=np.int64)
+    for _ in range(50):
+        p = Z[rng.integers(len(Z))] + rng.integers(-1, 2, 3) * 0.5
+        dist = np.zeros(len(Z))
+        for j in range(3):
+            dist += (Z[:, j] - p[j]) ** 2
+        alive = np.flatnonzero(~dead)
+        want = alive[np.lexsort((alive, dist[alive]))][:25]
+        cnt = K.kd_nearest_k(T, p, 25, top_d, top_i, KS)
+        assert cnt == 25
+        assert T[1][top_i[:cnt]].tolist() == want.tolist()
+        assert top_d[:cnt].tolist() == dist[want].tolist()
+
+
+def test_auto_picks_by_size_and_dimension():
+    assert not K.use_tree("auto", 1_000, 3)
+    assert K.use_tree("auto", 1_000_000, 3) and K.use_tree("auto", 1_000_000, 10)
+    assert not K.use_tree("auto", 10_000, 10)
+    assert not K.use_tree("auto", 1_000_000, 30)
+    assert K.use_tree("tree", 10, 30) and not K.use_tree("scan", 10**6, 3)
+    with pytest.raises(ValueError):
+        K.use_tree("fast", 10, 3)
+
+
+def test_running_centroid_is_the_pass_kernels_bit_for_bit():
+    """treegroups.centroid_of_remaining replays buffer.centroid (sums recomputed in record order when
+    more than 1/8 of the slots are gone, each removed record subtracted in between): the same bits
+    after every removal, on values whose sums round."""
+    from mabench.kernels import treegroups as TG
+
+    rng = np.random.default_rng(9)
+    n, d = 3_000, 4
+    Z = rng.standard_normal((n, d)) * 10.0 ** rng.integers(-3, 4, size=(1, d))
+    W, ids_w, alive = K.work_buffer(Z)
+    S = K.scratch(n, d, 1)
+    m = K.compact(W, ids_w, alive, n, S.sums)
+    labels = np.full(n, -1, dtype=np.int64)
+    ids_t, sums_t = TG.start_sums(Z, labels)
+    slots = n
+    c_t = np.empty(d)
+    left = n
+    for r in rng.permutation(n)[: n - 5]:
+        m = K.centroid(W, ids_w, alive, m, left, S.sums, S.centroid)
+        slots = TG.centroid_of_remaining(Z, ids_t, labels, slots, left, sums_t, c_t)
+        assert S.centroid.tobytes() == c_t.tobytes()
+        slot = int(np.searchsorted(ids_w[:m], r))
+        alive[slot] = False
+        K.forget(W, slot, S.sums)
+        labels[r] = 0
+        TG.forget_record(Z, r, sums_t)
+        left -= 1
