@@ -189,6 +189,21 @@ def read_table(path: str | Path) -> Dataset:
     keeps the name, parameters and seed recorded in it.
     """
     path = Path(path)
+    frame, meta = read_frame(path)
+    return _from_frame(
+        frame,
+        name=meta.get("name") or path.name,
+        params=meta.get("params") or {},
+        seed=meta.get("seed"),
+        provenance=meta.get("provenance") or {"path": str(path)},
+        where=str(path),
+    )
+
+
+def read_frame(path: str | Path) -> tuple[pd.DataFrame, dict]:
+    """(the file's table as read, every column kept, the mabench metadata of a Parquet file): the
+    checks of :func:`read_table` on the header, before any column is required to be numeric."""
+    path = Path(path)
     if not path.exists():
         raise UserError(f"data file {str(path)!r} does not exist; check the path")
     if path.is_dir():
@@ -201,14 +216,7 @@ def read_table(path: str | Path) -> Dataset:
     if len(header) > 1 and not header[-1].strip() and frame.iloc[:, -1].isna().all():
         header, frame = header[:-1], frame.iloc[:, :-1]  # a trailing comma on every line (spreadsheet export)
     _check_header(header, frame, str(path))
-    return _from_frame(
-        frame,
-        name=meta.get("name") or path.name,
-        params=meta.get("params") or {},
-        seed=meta.get("seed"),
-        provenance=meta.get("provenance") or {"path": str(path)},
-        where=str(path),
-    )
+    return frame, meta
 
 
 def _cannot_read(path: Path, exc: Exception, what: str) -> UserError:
