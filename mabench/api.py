@@ -103,6 +103,7 @@ def _check_complete(frame: pd.DataFrame, picked: list, where: str) -> None:
         i, j = np.argwhere(bad)[0]
         what = "missing (NaN)" if np.isnan(values[i, j]) else "infinite"
         label = frame.index[i]
+        label = label.item() if isinstance(label, np.generic) else label
         at = f"row {i + 1}" + (f" (index {label!r})" if label != i else "")
         raise UserError(f"{where}: value in {at}, column {picked[j]!r} is {what}; microaggregation needs complete "
                         "numeric data, impute or drop such rows first")

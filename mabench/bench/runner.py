@@ -50,6 +50,10 @@ class CellResult:
         import pandas as pd
 
         frame = pd.DataFrame(self.source.values, columns=self.source.columns)
+        for name in frame.columns:  # strata and weight columns read as whole numbers are written so
+            col = frame[name].to_numpy()
+            if name not in self.columns and np.all(col == np.round(col)) and np.abs(col).max() < 2**53:
+                frame[name] = col.astype(np.int64)
         for j, name in enumerate(self.columns):
             frame[name] = self.masked[:, j]
         return frame
@@ -97,6 +101,13 @@ def _column(name: str, ds, extra: dict | None, what: str, hint: str):
     raise UserError(f"{what} column {name!r} is not a column of data set {ds.spec}; {hint} (columns: {shown})")
 
 
+def _shown(value) -> str:
+    """A stratum's value in messages: a whole number read as float shows as an integer."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value)
+
+
 def layout_for(ds, agg: dict, extra: dict | None = None):
     """(the data set of the variables only, its Layout); ``extra`` holds columns that are not
     variables (e.g. a DataFrame's text columns) that ``strata`` or ``sampling_weights`` may name."""
@@ -133,7 +144,7 @@ def layout_for(ds, agg: dict, extra: dict | None = None):
                 raise UserError(f"strata column {names[j]!r}: row {i + 1} is missing; give every record a stratum")
             codes[i] = seen.setdefault(key, len(seen))
         layout.strata = codes
-        layout.stratum_names = [", ".join(f"{c}={v!r}" for c, v in zip(names, key)) for key in seen]
+        layout.stratum_names = [", ".join(f"{c}={_shown(v)}" for c, v in zip(names, key)) for key in seen]
         taken += names
     keep = [j for j, c in enumerate(ds.columns) if c not in taken]
     if not keep:
