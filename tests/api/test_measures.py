@@ -152,3 +152,31 @@ def test_default_measure_keeps_results_unchanged():
     assert plain.record["params"] == explicit.record["params"] == "tail=3k"
     assert plain.record["il"] == explicit.record["il"]
     assert plain.context.published is None and explicit.context.published is None
+
+
+def test_workflow_entry_params_carry_measure_weights_strata(tmp_path):
+    """A config entry's params reach the batch runner like any parameter: the schema accepts them and
+    the cell's record and IL are the API's."""
+    import json
+
+    import jsonschema
+    import yaml
+
+    from mabench.bench import batch
+    from support import ROOT
+
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    entry = {"algorithm": "mdav", "params": {"measure": "median", "sampling_weights": "w", "strata": "region"}}
+    jsonschema.validate({"algorithms": {"mdav_median": entry}, "datasets": {"d": {"spec": "d.csv"}}}, schema)
+
+    df = _frame(60)[["region", "w", "a", "b"]].assign(region=lambda f: (f.region == "north").astype(int))
+    path = tmp_path / "d.csv"
+    df.to_csv(path, index=False)
+    plan = {"batch": "b", "metrics": ["il"], "runs": [{"algorithm": "mdav", "params": entry["params"],
+                                                     "draws": [[0, str(path)]], "k": [3],
+                                                     "cells_dir": str(tmp_path / "cells")}]}
+    assert batch.run_plan(plan) == (1, 1)
+    record = json.loads((tmp_path / "cells/seed0/k3.json").read_text())
+    api = mabench.microaggregate(df, k=3, measure="median", weights="w", strata="region")
+    assert record["params"] == "measure=median,sampling_weights=w,strata=region,tail=3k"
+    assert record["il"] == api.metrics(["il"])["il"]
