@@ -85,15 +85,20 @@ def group_statistic(X, starts, members, measure, trim, weights, use_weights):
     largest = 0
     for g in range(n_groups):
         largest = max(largest, starts[g + 1] - starts[g])
+    block = np.empty((largest, d))  # the group's rows, copied once (rows are contiguous in X)
     vals = np.empty(largest)
     wts = np.empty(largest)
     dev = np.empty(largest)
     for g in range(n_groups):
         lo = starts[g]
         m = starts[g + 1] - lo
+        for t in range(m):
+            row = members[lo + t]
+            for j in range(d):
+                block[t, j] = X[row, j]
         for j in range(d):
             for t in range(m):
-                vals[t] = X[members[lo + t], j]
+                vals[t] = block[t, j]
                 wts[t] = weights[members[lo + t]] if use_weights else 1.0
             if measure == MEAN:
                 if use_weights:
@@ -145,14 +150,28 @@ def group_statistic(X, starts, members, measure, trim, weights, use_weights):
     return out
 
 
+@njit(cache=True)
+def group_layout(labels, n_groups):
+    """CSR layout of a partition by a counting sort: members[starts[g]:starts[g+1]] = records of g, ascending."""
+    starts = np.zeros(n_groups + 1, dtype=np.int64)
+    for i in range(labels.size):
+        starts[labels[i] + 1] += 1
+    for g in range(n_groups):
+        starts[g + 1] += starts[g]
+    fill = starts[:-1].copy()
+    members = np.empty(labels.size, dtype=np.int64)
+    for i in range(labels.size):
+        members[fill[labels[i]]] = i
+        fill[labels[i]] += 1
+    return starts, members
+
+
 def aggregate(X: np.ndarray, labels: np.ndarray, n_groups: int, measure: str = "mean", trim: float = 0.0,
               weights: np.ndarray | None = None) -> np.ndarray:
     """Each group's published values (n_groups, d) in the units of ``X``."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     labels = np.ascontiguousarray(labels, dtype=np.int64)
-    members = np.argsort(labels, kind="stable").astype(np.int64)
-    starts = np.zeros(n_groups + 1, dtype=np.int64)
-    np.cumsum(np.bincount(labels, minlength=n_groups), out=starts[1:])
+    starts, members = group_layout(labels, n_groups)
     use_weights = weights is not None
     w = np.ascontiguousarray(weights if use_weights else np.ones(0), dtype=np.float64)
     return group_statistic(X, starts, members, MEASURES.index(measure), float(trim), w, use_weights)
