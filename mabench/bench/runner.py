@@ -50,9 +50,13 @@ class CellResult:
         import pandas as pd
 
         frame = pd.DataFrame(self.source.values, columns=self.source.columns)
+        if self.source.aside:  # text strata columns of the file, back in their place
+            for name, values in self.source.aside.items():
+                frame[name] = values
+            frame = frame[self.source.order]
         for name in frame.columns:  # strata and weight columns read as whole numbers are written so
             col = frame[name].to_numpy()
-            if name not in self.columns and np.all(col == np.round(col)) and np.abs(col).max() < 2**53:
+            if name not in self.columns and col.dtype.kind == "f" and np.all(col == np.round(col)) and np.abs(col).max() < 2**53:
                 frame[name] = col.astype(np.int64)
         for j, name in enumerate(self.columns):
             frame[name] = self.masked[:, j]
@@ -208,8 +212,10 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
     if not ks:
         raise UserError("no k given; give e.g. -k 3 or -k 3,4,5,10")
     seed = check_seed(seed)
-    ds = data.load(dataset, seed)
-    yield from run_dataset(algo, resolved, ds, ks, seed, metrics, metric_options)
+    _, agg = split_aggregation(resolved)
+    strata = [c for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
+    ds = data.load(dataset, seed, aside=strata)  # a file's text strata columns are kept aside, not refused
+    yield from run_dataset(algo, resolved, ds, ks, seed, metrics, metric_options, ds.aside or None)
 
 
 def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=("il",),

@@ -108,3 +108,21 @@ def test_require_extra_names_the_workflow_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "snakemake", None)
     with pytest.raises(UserError, match=r"^mabench workflow needs the workflow extra: pip install 'mabench\[workflow\]'$"):
         cli.require_extra("workflow", "workflow")
+
+
+def test_text_strata_column_in_a_file(tmp_path):
+    """A file's text column can define the strata (kept aside, written back in its place); any other
+    text column is still refused as before."""
+    _, frame = _data(tmp_path)
+    frame = frame.assign(region=np.where(frame.region == 0, "north", "south"))[["a", "region", "b", "w"]]
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "m.csv"
+    proc = run_cli("run", "mdav", str(path), "-k", "3", "--strata", "region", "--masked-out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    written = pd.read_csv(out)
+    assert list(written.columns) == ["a", "region", "b", "w"]
+    assert written["region"].equals(frame["region"])
+    api = mabench.microaggregate(frame, k=3, strata="region", columns=["a", "b", "w"])
+    np.testing.assert_array_equal(written[["a", "b", "w"]].to_numpy(), api.masked[["a", "b", "w"]].to_numpy())
+    assert_user_error(run_cli("run", "mdav", str(path), "-k", "3"), "column 'region' is not numeric")
