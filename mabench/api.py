@@ -178,6 +178,13 @@ class Result:
     record: dict
     _cell: Any = field(repr=False, default=None)
 
+    def __repr__(self) -> str:
+        r = self.record
+        params = f"[{r['params']}]" if r.get("params") else ""
+        return (f"Result({r['algorithm']}{params}, k={r['k']}: {r['n']} rows in {r['n_groups']} groups of "
+                f"{r['min_group']}..{r['max_group']}, {len(self.columns)} column(s) aggregated, "
+                f"{self.seconds:.3g} s)")
+
     def metrics(self, names=None) -> dict[str, float]:
         """Metrics of this partition, keyed by name (``il``, ``dld``, ``id``, ``g_il``, ...).
 
@@ -272,6 +279,8 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
     [12.0, 12.0, 12.0, 6.0, 6.0, 6.0]
     >>> r.groups.tolist()
     [3, 3]
+    >>> r  # doctest: +ELLIPSIS
+    Result(mdav[measure=median,strata=region,tail=3k], k=3: 6 rows in 2 groups of 3..3, 1 column(s) aggregated, ... s)
     """
     from mabench.bench.runner import run_dataset
 
