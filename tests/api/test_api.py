@@ -60,6 +60,20 @@ def test_integer_column_stays_integer_when_means_are_whole():
     assert r.masked["x"].tolist() == [2, 2, 2, 12, 12, 12]
 
 
+def test_nullable_and_boolean_columns():
+    df = pd.DataFrame({"n": pd.array([1, 2, 3, 11, 12, 14], dtype="Int64"), "flag": [True, False] * 3,
+                       "x": [0.5, 0.1, 0.2, 3.0, 3.5, 2.9]})
+    r = mabench.microaggregate(df, k=3)
+    assert r.columns == ["n", "x"]  # true/false is not a variable by default: passed through
+    assert r.masked["flag"].equals(df["flag"])
+    assert r.masked["n"].dtype == np.float64  # 37/3 is not whole
+    df.loc[4, "n"] = pd.NA
+    with pytest.raises(UserError, match=r"row 5, column 'n' is missing \(NaN\)"):
+        mabench.microaggregate(df, k=3)
+    with pytest.raises(UserError, match=r"column 'flag' is not numeric"):
+        mabench.microaggregate(df.fillna(0), k=3, columns=["flag", "x"])
+
+
 def test_columns_pick_the_variables():
     df = _people()
     r = mabench.microaggregate(df, k=4, columns=["income"])

@@ -55,6 +55,8 @@ def test_masked_out_refusals(tmp_path):
                       "is the data file; writing it would replace your input")
     assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--masked-out", str(tmp_path / "m.txt")),
                       "must end in .csv or .parquet")
+    assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--out", str(tmp_path / "m.csv"),
+                              "--masked-out", str(tmp_path / "m.csv")), "is given for two outputs")
     # a failing run leaves no file behind
     assert_user_error(run_cli("run", "mdav", str(path), "-k", "3,40", "--masked-out", str(tmp_path / "m{k}.csv")),
                       "fewer than k=40")
