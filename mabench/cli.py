@@ -75,6 +75,39 @@ def _check_outputs(outputs: dict[str, str | None], inputs: dict[str, str | None]
                                 "choose another file name")
 
 
+# Commands that need an optional part of mabench: the extra and the modules it installs.
+EXTRAS = {"report": ("matplotlib", "seaborn"), "workflow": ("snakemake",)}
+
+
+def require_extra(command: str, extra: str) -> None:
+    """One clear line when a command needs an extra that is not installed."""
+    import importlib.util
+
+    for module in EXTRAS[extra]:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise UserError(f"mabench {command} needs the {extra} extra: pip install 'mabench[{extra}]'")
+
+
+MASKED_SUFFIXES = (".csv", ".parquet")
+
+
+def _run_params(args) -> dict[str, str]:
+    """--param NAME=VALUE plus the aggregation shortcuts --measure, --weights and --strata."""
+    params = _params(args.param)
+    for flag, name, value in (("--measure", "measure", args.measure), ("--weights", "sampling_weights", args.weights),
+                              ("--strata", "strata", args.strata)):
+        if value is None:
+            continue
+        if name in params:
+            raise UserError(f"{flag} and --param {name}= both given; give it once")
+        params[name] = "+".join(c.strip() for c in value.split(",") if c.strip()) if name == "strata" else value
+    return params
+
+
 def cmd_list(args) -> None:
     from mabench import data, discovery
 
@@ -100,18 +133,33 @@ def cmd_run(args) -> None:
     from mabench.metrics import parse_names
     from mabench.bench.runner import parse_ks, run_cells
 
-    _check_outputs({"--out": args.out, "--json-out": args.json_out}, {"data": args.dataset})
+    _check_outputs({"--out": args.out, "--json-out": args.json_out, "--masked-out": args.masked_out},
+                   {"data": args.dataset})
     metrics = parse_names(args.metrics)
     ks = parse_ks(args.k)
     if args.out and len(ks) > 1 and "{k}" not in args.out:
         raise UserError(f"--out {args.out!r} with several k values must contain {{k}}, e.g. --out part_k{{k}}.csv")
-    results = list(run_cells(args.algorithm, args.dataset, ks, args.seed, _params(args.param), metrics,
+    if args.masked_out:
+        if not args.masked_out.lower().endswith(MASKED_SUFFIXES):
+            raise UserError(f"--masked-out {args.masked_out!r} must end in .csv or .parquet (the masked file's format)")
+        if len(ks) > 1 and "{k}" not in args.masked_out:
+            raise UserError(f"--masked-out {args.masked_out!r} with several k values must contain {{k}}, "
+                            "e.g. --masked-out masked_k{k}.csv")
+    results = list(run_cells(args.algorithm, args.dataset, ks, args.seed, _run_params(args), metrics,
                              _options(args.option)))
     lines = [_json(r.record) for r in results]  # one line per cell, printed once every file is written
     with io.outputs() as out:  # every file or none
         if args.out:
             for result in results:
                 out.write_text(args.out.replace("{k}", str(result.record["k"])), io.partition_csv(result.labels))
+        if args.masked_out:
+            for result in results:
+                target = args.masked_out.replace("{k}", str(result.record["k"]))
+                frame = result.masked_frame()
+                if target.lower().endswith(".parquet"):
+                    out.write_parquet(target, frame)
+                else:
+                    out.write_text(target, frame.to_csv(index=False, lineterminator="\n"))
         if args.json_out:
             out.write_text(args.json_out, "".join(lines))
     _PENDING.extend(lines)
@@ -259,6 +307,7 @@ def cmd_tables(args) -> None:
 
 
 def cmd_figures(args) -> None:
+    require_extra("figures", "report")
     from mabench.report import figures, tables
 
     results = tables.read_results(args.results)
@@ -292,6 +341,7 @@ def cmd_best_known(args) -> None:
 
 
 def cmd_report(args) -> None:
+    require_extra("report", "report")
     from mabench.report import pages, published, tables
 
     results = tables.read_results(args.results)
@@ -318,6 +368,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--option", action="append", metavar="NAME=VALUE", help="metric option (JSON value)")
     s.add_argument("--out", help="write the partition as CSV (header `group`); with several k, a path with {k}")
     s.add_argument("--json-out", help="also write the JSON records (one line per k) to this file")
+    s.add_argument("--masked-out", metavar="FILE", help="write the masked data (.csv or .parquet): the data set's "
+                   "columns, each variable replaced by its group's value; with several k, a path with {k}")
+    s.add_argument("--measure", help="what a group publishes: mean (default), median, trim (with --param trim=0.1) "
+                   "or onestep; same as --param measure=...")
+    s.add_argument("--weights", metavar="COL", help="column of sampling weights (weighted group means or medians)")
+    s.add_argument("--strata", metavar="COL,...", help="columns whose value combinations are microaggregated "
+                   "separately (each must hold at least k records)")
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("evaluate", help="compute metrics of a partition; print JSON")

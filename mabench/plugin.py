@@ -106,6 +106,23 @@ RunFn = Callable[[np.ndarray, int, dict, np.random.Generator], np.ndarray]
 # Choices of the generic `scale` parameter (see mabench.bench.runner.algorithm_input).
 SCALES = ("standardized", "raw")
 
+# Parameters every algorithm takes: how groups publish their values and where the partition is made
+# (sdcMicro's measure, weights and strata_variables; docs/metrics.md#aggregation-measures). The engine
+# handles them (mabench.bench.runner); a plugin's run() never sees them.
+AGGREGATION = {
+    "measure": Param("mean", "value a group publishes per variable", ("mean", "median", "trim", "onestep")),
+    "trim": Param(0.0, "share trimmed at each end of a group with measure=trim (0..0.5; sdcMicro's default 0)"),
+    "sampling_weights": Param("", "column of sampling weights: weighted group means / medians"),
+    "strata": Param("", "columns whose value combinations are microaggregated separately, joined with '+'"),
+}
+
+
+def split_aggregation(resolved: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the plugin's own parameters, the aggregation parameters with their defaults filled in)."""
+    own = {k: v for k, v in resolved.items() if k not in AGGREGATION}
+    agg = {name: resolved.get(name, p.default) for name, p in AGGREGATION.items()}
+    return own, agg
+
 
 @dataclass(frozen=True)
 class Algorithm:
@@ -123,7 +140,17 @@ class Algorithm:
     uses_raw: bool = False
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
-        return resolve_params(f"algorithm {self.name}", self.params, given)
+        """The plugin's parameters, plus the aggregation parameters (AGGREGATION) that were given."""
+        given = dict(given)
+        agg = {name: given.pop(name) for name in AGGREGATION if name in given and name not in self.params}
+        try:
+            own = resolve_params(f"algorithm {self.name}", self.params, given)
+        except UserError as exc:
+            if "unknown parameter" in str(exc):  # name the engine-wide parameters too
+                raise UserError(f"{exc} (and for every algorithm: {', '.join(AGGREGATION)})") from None
+            raise
+        owner = f"algorithm {self.name}"
+        return {**own, **{name: AGGREGATION[name].parse(owner, name, raw) for name, raw in agg.items()}}
 
 
 # generate(rng, **params) -> (values (n, d) float64, column names)

@@ -9,6 +9,11 @@ metric is computed.
 
 An algorithm that declares a ``scale`` parameter (``standardized`` | ``raw``) gets
 the original values instead of the z-scores when run with ``scale=raw``.
+
+Every algorithm also takes the aggregation parameters (``mabench.plugin.AGGREGATION``): ``measure``
+and ``trim`` (what a group publishes), ``sampling_weights`` (a column of weights) and ``strata``
+(columns whose value combinations are microaggregated separately). The columns they name are
+taken out of the variables; docs/metrics.md#aggregation-measures.
 """
 
 from __future__ import annotations
@@ -23,26 +28,138 @@ import numpy as np
 
 from mabench import data, discovery, partition
 from mabench.bench import threads
-from mabench.plugin import format_params, split_output
+from mabench.kernels.aggregate import aggregate
+from mabench.plugin import AGGREGATION, format_params, split_aggregation, split_output
 from mabench.errors import UserError
 from mabench.metrics import EvalContext, applicable, evaluate
 from mabench.data.seeds import check_seed, rng_for
-from mabench.data.standardize import zscore
+from mabench.data.standardize import zscore, zscore_within
 
 
 @dataclass
 class CellResult:
     record: dict
     labels: np.ndarray
+    columns: list | None = None  # the variables' names (the data set's columns minus strata/weights)
+    context: EvalContext | None = None  # what the metrics were computed from (more metrics: evaluate(context, names))
+    source: object = None  # the data set as loaded, strata and weight columns included
+
+    def masked_frame(self):
+        """The masked file: the loaded data set's columns, each variable replaced by its group's value
+        (original units), strata and weight columns unchanged."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.source.values, columns=self.source.columns)
+        if self.source.aside:  # text strata columns of the file, back in their place
+            for name, values in self.source.aside.items():
+                frame[name] = values
+            frame = frame[self.source.order]
+        for name in frame.columns:  # strata and weight columns read as whole numbers are written so
+            col = frame[name].to_numpy()
+            if name not in self.columns and col.dtype.kind == "f" and np.all(col == np.round(col)) and np.abs(col).max() < 2**53:
+                frame[name] = col.astype(np.int64)
+        for j, name in enumerate(self.columns):
+            frame[name] = self.masked[:, j]
+        return frame
+
+    @property
+    def masked(self) -> np.ndarray:
+        """(n, d) published values of the variables, original units (computed on first use)."""
+        return self.context.masked
+
+
+def _is_default(name, value) -> bool:
+    if name == "scale":
+        return value == "standardized"
+    if name == "index":  # how the MDAV family and CBFS search never changes the partition (tests/kernels/test_mdav_tree.py)
+        return True
+    return name in AGGREGATION and value == AGGREGATION[name].default
 
 
 def shown_params(resolved: dict) -> str:
     """The record's canonical parameter string: the generic ``scale`` parameter appears only when
-    it is ``raw`` (standardized is every method's default), so existing result keys stay stable.
-    ``index`` (scan | tree | auto: how the MDAV family and CBFS find the farthest and nearest
-    records) never appears: it never changes the partition (tests/kernels/test_mdav_tree.py)."""
-    return format_params({k: v for k, v in resolved.items()
-                          if not (k == "scale" and v == "standardized") and k != "index"})
+    it is ``raw`` (standardized is every method's default), the aggregation parameters only when
+    they are not their defaults, and ``index`` never, so existing result keys stay stable."""
+    return format_params({k: v for k, v in resolved.items() if not _is_default(k, v)})
+
+
+@dataclass
+class Layout:
+    """Where the aggregation parameters point: per-record stratum codes and sampling weights."""
+
+    strata: np.ndarray | None = None  # (n,) int64 codes 0..s-1, in order of first appearance
+    stratum_names: list | None = None  # e.g. "region='North'", per code, for messages
+    weights: np.ndarray | None = None  # (n,) float64
+    measure: str = "mean"
+    trim: float = 0.0
+
+    @property
+    def plain_means(self) -> bool:
+        return self.measure == "mean" and self.weights is None
+
+
+def _column(name: str, ds, extra: dict | None, what: str, hint: str):
+    if name in ds.columns:
+        return ds.values[:, ds.columns.index(name)]
+    if extra and name in extra:
+        return np.asarray(extra[name])
+    shown = ", ".join(ds.columns[:20]) + (", ..." if len(ds.columns) > 20 else "")
+    raise UserError(f"{what} column {name!r} is not a column of data set {ds.spec}; {hint} (columns: {shown})")
+
+
+def _shown(value) -> str:
+    """A stratum's value in messages: a whole number read as float shows as an integer."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value)
+
+
+def layout_for(ds, agg: dict, extra: dict | None = None):
+    """(the data set of the variables only, its Layout); ``extra`` holds columns that are not
+    variables (e.g. a DataFrame's text columns) that ``strata`` or ``sampling_weights`` may name."""
+    layout = Layout(measure=agg["measure"], trim=float(agg["trim"]))
+    if not 0.0 <= layout.trim <= 0.5:
+        raise UserError(f"parameter trim={agg['trim']} must be in [0, 0.5] (the share dropped at each end of a group)")
+    if layout.trim and layout.measure != "trim":
+        raise UserError(f"parameter trim={agg['trim']} is only used with measure=trim; add measure=trim or drop trim")
+    taken = []
+    if agg["sampling_weights"]:
+        name = agg["sampling_weights"]
+        if layout.measure not in ("mean", "median"):
+            raise UserError(f"sampling weights apply to measure=mean or median, not {layout.measure} "
+                            "(sdcMicro ignores them there; mabench refuses rather than ignore them)")
+        w = _column(name, ds, extra, "sampling-weights", "name a numeric column of weights")
+        try:
+            w = np.asarray(w, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise UserError(f"sampling-weights column {name!r} is not numeric; give a column of non-negative numbers") from None
+        bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+        if bad.size:
+            raise UserError(f"sampling-weights column {name!r}: row {bad[0] + 1} has weight {w[bad[0]]}; "
+                            "weights must be finite and non-negative")
+        layout.weights = np.ascontiguousarray(w)
+        taken.append(name)
+    if agg["strata"]:
+        names = [c.strip() for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
+        cols = [_column(c, ds, extra, "strata", "name the columns that define the strata") for c in names]
+        keys = list(zip(*[np.asarray(c).tolist() for c in cols]))
+        codes, seen = np.empty(len(keys), dtype=np.int64), {}
+        for i, key in enumerate(keys):
+            if any(v is None or (isinstance(v, float) and v != v) for v in key):
+                j = next(j for j, v in enumerate(key) if v is None or (isinstance(v, float) and v != v))
+                raise UserError(f"strata column {names[j]!r}: row {i + 1} is missing; give every record a stratum")
+            codes[i] = seen.setdefault(key, len(seen))
+        layout.strata = codes
+        layout.stratum_names = [", ".join(f"{c}={_shown(v)}" for c, v in zip(names, key)) for key in seen]
+        taken += names
+    keep = [j for j, c in enumerate(ds.columns) if c not in taken]
+    if not keep:
+        raise UserError(f"data set {ds.spec}: no variable left to aggregate once the strata and weight columns "
+                        "are set aside")
+    if len(keep) < len(ds.columns):
+        ds = data.Dataset(ds.name, np.ascontiguousarray(ds.values[:, keep]), [ds.columns[j] for j in keep],
+                          ds.params, ds.seed, ds.provenance)
+    return ds, layout
 
 
 def algorithm_input(algo, resolved: dict, values: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -97,36 +214,91 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
     if not ks:
         raise UserError("no k given; give e.g. -k 3 or -k 3,4,5,10")
     seed = check_seed(seed)
-    ds = data.load(dataset, seed)
+    _, agg = split_aggregation(resolved)
+    strata = [c for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
+    ds = data.load(dataset, seed, aside=strata)  # a file's text strata columns are kept aside, not refused
+    yield from run_dataset(algo, resolved, ds, ks, seed, metrics, metric_options, ds.aside or None)
+
+
+def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=("il",),
+                metric_options: dict | None = None, extra: dict | None = None) -> Iterator[CellResult]:
+    """Every k of one algorithm on a loaded data set (``run_cells`` after loading; the Python API
+    calls it with a DataFrame's columns). ``extra``: non-variable columns strata/weights may name."""
+    own, agg = split_aggregation(resolved)
+    source = ds
+    ds, layout = layout_for(ds, agg, extra)
     n, d = ds.values.shape
     too_big = [k for k in ks if k > n]
     if too_big:
         raise UserError(f"data set {ds.spec} has n={n} records, fewer than k={too_big[0]}; choose k <= {n}")
+    if layout.strata is not None:
+        sizes = np.bincount(layout.strata)
+        small = [(s, sizes[s]) for s in range(sizes.size) if sizes[s] < max(ks)]
+        if small:
+            s, m = small[0]
+            raise UserError(f"stratum {layout.stratum_names[s]} has {m} records, fewer than k={max(ks)}; every "
+                            "stratum needs at least k records (merge small strata or lower k)")
     z = zscore(ds.values, ds.columns)
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
-    x_in = algorithm_input(algo, resolved, ds.values, z)
-    _warm_up(algo, min(ks), d, resolved)
+    x_in = algorithm_input(algo, own, ds.values, z)
+    _warm_up(algo, min(ks), d, own)
     for k in ks:
-        yield _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in)
+        cell = _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in, layout)
+        cell.source = source
+        yield cell
 
 
-def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None) -> CellResult:
+def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int, seed: int, layout: Layout):
+    """(labels, info) of the algorithm on the whole data, or on each stratum separately (labels offset
+    so that groups of different strata never share a label; each stratum z-scored on its own, like
+    sdcMicro, which runs the method on each stratum's data)."""
+    if layout.strata is None:
+        return split_output(call_run(algo, x_in, k, own, rng_for(seed, f"algorithm:{algo.name}"), raw=raw))
+    raw_scale = "scale" in algo.params and own.get("scale") == "raw"
+    labels = np.empty(x_in.shape[0], dtype=np.int64)
+    infos, offset = {}, 0
+    for s, name in enumerate(layout.stratum_names):
+        rows = np.flatnonzero(layout.strata == s)
+        x_s = np.ascontiguousarray(x_in[rows]) if raw_scale else zscore_within(x_in[rows])
+        raw_s = None if raw is None else np.ascontiguousarray(raw[rows])
+        if rows.size < 2 * k:  # one group; also spares a method a stratum it cannot split
+            part, info = np.zeros(rows.size, dtype=np.int64), {}
+        else:
+            rng = rng_for(seed, f"algorithm:{algo.name}|stratum:{name}")
+            part, info = split_output(call_run(algo, x_s, k, own, rng, raw=raw_s))
+        labels[rows] = part + offset
+        offset += int(part.max()) + 1
+        if info:
+            infos[name] = info
+    return labels, ({"strata": infos} if infos else {})
+
+
+def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: Layout | None = None) -> CellResult:
     n, d = z.shape
+    own, _ = split_aggregation(resolved)
+    layout = layout or Layout()
     x_in = z if x_in is None else x_in
-    rng = rng_for(seed, f"algorithm:{algo.name}")
+    raw = np.ascontiguousarray(ds.values, dtype=np.float64)
     n_threads = threads.adapt()
     start = time.perf_counter()
-    out = call_run(algo, x_in, k, resolved, rng, raw=np.ascontiguousarray(ds.values, dtype=np.float64))
+    labels, info = _partition(algo, own, x_in, raw, k, seed, layout)
     seconds = time.perf_counter() - start
-    labels, info = split_output(out)
-    sizes = partition.check(labels, n, k, algo.max_group_size(k, resolved), who=algo.name)
+    sizes = partition.check(labels, n, k, algo.max_group_size(k, own), who=algo.name)
 
     def rerun(z_other: np.ndarray) -> np.ndarray:
-        again = call_run(algo, np.ascontiguousarray(z_other, dtype=np.float64), k, resolved,
-                         rng_for(seed, f"algorithm:{algo.name}"))
-        return split_output(again)[0]
+        z_other = np.ascontiguousarray(z_other, dtype=np.float64)
+        return _partition(algo, own, z_other, None, k, seed, layout)[0]
 
-    ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun)
+    published = None
+    if not layout.plain_means:
+        if layout.weights is not None:
+            totals = np.bincount(labels, weights=layout.weights, minlength=sizes.size)
+            if (totals <= 0).any():
+                g = int(np.flatnonzero(totals <= 0)[0])
+                raise UserError(f"group {g} has only zero sampling weights; its weighted {layout.measure} is undefined "
+                                "(give positive weights, or drop the weights)")
+        published = aggregate(raw, labels, sizes.size, layout.measure, layout.trim, layout.weights)
+    ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun, published)
     start = time.perf_counter()
     values = evaluate(ctx, metrics)
     metric_seconds = time.perf_counter() - start
@@ -148,9 +320,11 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None) -> CellRe
         "threads": n_threads,
         "max_rss_mb": peak_rss_mb(),
     }
+    if layout.strata is not None:
+        record["n_strata"] = len(layout.stratum_names)
     if info:
         record["info"] = info
-    return CellResult(record, labels)
+    return CellResult(record, labels, list(ds.columns), ctx)
 
 
 def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict | None = None,
@@ -166,9 +340,17 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     ds = data.load(dataset, seed)
     n = ds.values.shape[0]
     labels = partition.read_labels(partition_path, n, k)
+    return evaluate_labels(ds, labels, metrics, metric_options)
+
+
+def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict | None = None,
+                    published: np.ndarray | None = None) -> dict:
+    """Metrics of a checked partition (labels 0..g-1) of a loaded data set; ``metrics=None`` means
+    every metric that applies to it."""
+    n = ds.values.shape[0]
     z = zscore(ds.values, ds.columns)
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
-    ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options)
+    ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, published=published)
     if metrics is None:
         metrics = applicable(options)
     sizes = np.bincount(labels)

@@ -14,6 +14,7 @@ from mabench.data.loader import (  # noqa: F401  (the layer's interface)
     metric_defaults,
     names,
     parse_spec,
+    read_frame,
     read_table,
     select_columns,
     split_selection,

@@ -48,6 +48,10 @@ class Dataset:
     params: dict = field(default_factory=dict)  # generator parameters (resolved)
     seed: int | None = None  # the draw's seed, for generated data
     provenance: dict = field(default_factory=dict)
+    # Text columns of a file kept aside for strata (``load(..., aside=...)``): name -> values, and
+    # the file's column order, so a masked file can be written with every input column.
+    aside: dict = field(default_factory=dict)
+    order: list = field(default_factory=list)
 
     @property
     def spec(self) -> str:
@@ -119,8 +123,10 @@ def select_columns(ds: "Dataset", selection: dict[str, str], spec: str) -> "Data
     keep = picked if how == "columns" else [j for j in range(len(ds.columns)) if j not in picked]
     if not keep:
         raise UserError(f"data set {spec!r}: drop={text!r} leaves no column; keep at least one")
-    return Dataset(ds.name, np.ascontiguousarray(ds.values[:, keep]), [ds.columns[j] for j in keep],
-                   {**ds.params, how: text}, ds.seed, ds.provenance)
+    columns = [ds.columns[j] for j in keep]
+    order = [c for c in ds.order if c in columns or c in ds.aside]
+    return Dataset(ds.name, np.ascontiguousarray(ds.values[:, keep]), columns,
+                   {**ds.params, how: text}, ds.seed, ds.provenance, ds.aside, order)
 
 
 CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.xz", ".csv.zst", ".csv.zip")
@@ -138,7 +144,7 @@ def names() -> list[str]:
     return sorted(set(fetch.catalog()) | set(discovery.generators()))
 
 
-def load(spec: str, seed: int | None = None, raw: str | None = None) -> Dataset:
+def load(spec: str, seed: int | None = None, raw: str | None = None, aside=()) -> Dataset:
     """The data set ``spec`` (with its column selection applied), in original units."""
     path = _PATH_SPEC.match(spec.strip())
     if path and looks_like_path(path.group("path")):
@@ -146,9 +152,9 @@ def load(spec: str, seed: int | None = None, raw: str | None = None) -> Dataset:
         rest, selection = split_selection(spec, params)
         if rest:
             raise UserError(f"data file {path.group('path')!r} takes only columns= or drop=, got {sorted(rest)[0]}=")
-        return select_columns(read_table(path.group("path")), selection, spec)
+        return select_columns(read_table(path.group("path"), aside), selection, spec)
     if looks_like_path(spec):
-        return read_table(spec)
+        return read_table(spec, aside)
     name, params = parse_spec(spec)
     params, selection = split_selection(spec, params)
     return select_columns(_load_named(spec, name, params, seed, raw), selection, spec)
@@ -181,13 +187,37 @@ def _load_named(spec: str, name: str, params: dict, seed: int | None, raw: str |
     )
 
 
-def read_table(path: str | Path) -> Dataset:
+def read_table(path: str | Path, aside=()) -> Dataset:
     """A CSV (UTF-8, optionally with a byte-order mark or compressed, e.g. ``.csv.gz``) or Parquet file.
 
     A data set read from a file is named by its file name (``mine.csv``), so it can never be
     mistaken for a catalog or generated data set; a Parquet file written by ``mabench prepare``
-    keeps the name, parameters and seed recorded in it.
+    keeps the name, parameters and seed recorded in it. Columns named in ``aside`` that are not
+    numeric (e.g. a text stratum) are kept in ``Dataset.aside`` instead of being refused.
     """
+    path = Path(path)
+    frame, meta = read_frame(path)
+    order = [str(c) for c in frame.columns]
+    kept = {str(c): frame[c].to_numpy() for c in frame.columns
+            if str(c) in aside and not (pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))}
+    if kept:
+        frame = frame.drop(columns=[c for c in frame.columns if str(c) in kept])
+    ds = _from_frame(
+        frame,
+        name=meta.get("name") or path.name,
+        params=meta.get("params") or {},
+        seed=meta.get("seed"),
+        provenance=meta.get("provenance") or {"path": str(path)},
+        where=str(path),
+    )
+    if kept:
+        ds.aside, ds.order = kept, order
+    return ds
+
+
+def read_frame(path: str | Path) -> tuple[pd.DataFrame, dict]:
+    """(the file's table as read, every column kept, the mabench metadata of a Parquet file): the
+    checks of :func:`read_table` on the header, before any column is required to be numeric."""
     path = Path(path)
     if not path.exists():
         raise UserError(f"data file {str(path)!r} does not exist; check the path")
@@ -201,14 +231,7 @@ def read_table(path: str | Path) -> Dataset:
     if len(header) > 1 and not header[-1].strip() and frame.iloc[:, -1].isna().all():
         header, frame = header[:-1], frame.iloc[:, :-1]  # a trailing comma on every line (spreadsheet export)
     _check_header(header, frame, str(path))
-    return _from_frame(
-        frame,
-        name=meta.get("name") or path.name,
-        params=meta.get("params") or {},
-        seed=meta.get("seed"),
-        provenance=meta.get("provenance") or {"path": str(path)},
-        where=str(path),
-    )
+    return frame, meta
 
 
 def _cannot_read(path: Path, exc: Exception, what: str) -> UserError:

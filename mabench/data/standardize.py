@@ -48,3 +48,31 @@ def zscore(values: np.ndarray, columns: list[str] | None = None) -> np.ndarray:
         name = columns[j] if columns else f"#{j + 1}"
         raise UserError(f"column {name!r} cannot be standardized (values too extreme); rescale it")
     return np.ascontiguousarray(z)
+
+
+def zscore_like(values: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """``values`` standardized with ``reference``'s column means and sds (the map :func:`zscore`
+    applies to ``reference``): e.g. a masked file's values on the original's z-scale."""
+    ref = np.asarray(reference, dtype=np.float64)
+    x = np.asarray(values, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        mean, std = ref.mean(axis=0), ref.std(axis=0)
+        z = (x - mean) / std
+        for j in np.flatnonzero(~(np.isfinite(mean) & np.isfinite(std) & (std > 0))):
+            top = np.abs(ref[:, j]).max()
+            col = ref[:, j] / top
+            z[:, j] = (x[:, j] / top - col.mean()) / col.std()
+    return np.ascontiguousarray(z)
+
+
+def zscore_within(values: np.ndarray) -> np.ndarray:
+    """Z-scores of one stratum: like :func:`zscore`, but a column constant within the stratum
+    becomes 0 (it cannot separate the stratum's records) and a single record is all zeros."""
+    x = np.asarray(values, dtype=np.float64)
+    flat = np.all(x == x[:1], axis=0) if x.shape[0] else np.ones(x.shape[1], dtype=bool)
+    if not flat.any():
+        return zscore(x)
+    z = np.zeros_like(x)
+    if (~flat).any():
+        z[:, ~flat] = zscore(x[:, ~flat])
+    return np.ascontiguousarray(z)

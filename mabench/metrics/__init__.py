@@ -30,6 +30,9 @@ class EvalContext:
     # Re-runs the same algorithm (same k, params, seed) on other standardized data and returns its
     # labels; set by `mabench run`, None for `mabench evaluate` (a metric that needs it must say so).
     rerun: Callable[[np.ndarray], np.ndarray] | None = None
+    # Each group's published values (n_groups, d), original units, when they are not the plain group
+    # means (measure median/trim/onestep or sampling weights; docs/metrics.md#aggregation-measures).
+    published: np.ndarray | None = None
 
     @functools.cached_property
     def n_groups(self) -> int:
@@ -37,13 +40,21 @@ class EvalContext:
 
     @functools.cached_property
     def masked(self) -> np.ndarray:
-        """The published file: every record replaced by its group mean, original units."""
+        """The published file: every record replaced by its group's value (the mean unless
+        ``published`` says otherwise), original units."""
+        if self.published is not None:
+            return np.ascontiguousarray(self.published[self.labels])
         means, _ = group_means(self.original, self.labels, self.n_groups)
         return np.ascontiguousarray(means[self.labels])
 
     @functools.cached_property
     def centroids_z(self) -> np.ndarray:
-        """Group means of the z-scores, (n_groups, d): each group's masked point, computed once per context."""
+        """Each group's masked point in z-scores, (n_groups, d), computed once per context: the group
+        means of the z-scores, or the ``published`` values standardized with the original's mean and sd."""
+        if self.published is not None:
+            from mabench.data.standardize import zscore_like
+
+            return zscore_like(self.published, self.original)
         means, _ = group_means(self.z, self.labels, self.n_groups)
         return means
 
