@@ -1,7 +1,7 @@
 """Where plugins come from: the built-in ones and a user's own folder.
 
 The built-in methods are the files of the repository's ``algorithms/`` folder and the built-in
-data sets those of ``datasets/``; both are installed as the subpackages ``mabench.methods`` and
+data sets those of ``datasets/``; both are installed as the subpackages ``mabench.algorithms`` and
 ``mabench.generators`` (``pyproject.toml`` maps the folders), so an installed mabench has them all.
 ``MABENCH_HOME`` names a folder with ``algorithms/`` and/or ``datasets/`` of one's own: its plugins
 are added, and one with a built-in's name replaces it (e.g. a modified copy under test).
@@ -22,7 +22,7 @@ from mabench.errors import UserError
 from mabench.plugin import Algorithm, Generator, parse_params, split_output
 
 _NAMESPACE = "mabench_user_plugins"
-_BUILTIN = {"algorithms": "mabench.methods", "datasets": "mabench.generators"}
+_BUILTIN = {"algorithms": "mabench.algorithms", "datasets": "mabench.generators"}
 
 
 def builtin_folder(kind: str) -> Path:

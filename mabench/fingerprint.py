@@ -22,7 +22,7 @@ def source_fingerprint() -> str:
     h = hashlib.sha256(f"numpy {np.__version__} numba {numba.__version__}".encode())
     engine = Path(__file__).resolve().parent
     # the engine's own sources (in an installed package, the plugins' too: they are subpackages)
-    files = sorted(p for p in engine.rglob("*.py") if p.parent.name not in ("methods", "generators"))
+    files = sorted(p for p in engine.rglob("*.py") if p.parent.name not in ("algorithms", "generators"))
     from mabench import discovery  # imports nothing numeric
 
     files += discovery.plugin_files("algorithms") + discovery.plugin_files("datasets")

@@ -80,7 +80,7 @@ def test_wheel_in_a_fresh_venv_outside_the_checkout(tmp_path):
     work.mkdir()
     assert ROOT not in work.parents
 
-    where = _run([py, "-c", "import mabench, mabench.methods as m, mabench.config as c; "
+    where = _run([py, "-c", "import mabench, mabench.algorithms as m, mabench.config as c; "
                   "print(mabench.__file__); print(m.__file__); print(c.__file__)"], cwd=work).stdout.split()
     for path in where:  # everything from the installed wheel, nothing from the checkout
         assert Path(path).resolve().is_relative_to(env_dir.resolve()), path

@@ -54,7 +54,7 @@ def ref_select(X, width, kind, c):
 
 def _module():
     """The emad plugin module (its selection steps are plain functions)."""
-    from mabench.methods import emad
+    from mabench.algorithms import emad
 
     return emad
 
