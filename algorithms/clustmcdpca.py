@@ -29,7 +29,7 @@ ALGORITHM = Algorithm(
     params={"nc": NC, "clustermethod": CLUSTER},
     deterministic=False,
     uses_raw=True,
-    notes="Clustering as in influence (original values; clara/pam/kmeans; clusters numbered by medoid index). "
+    notes="Clustering as in influence (original values; clara/pam/kmeans; clusters numbered by first record). "
           "Per cluster: MCD (scikit-learn MinCovDet, seeded from the cell) covariance of the original values, "
           "first loading >= 0 (sdcMicro: MASS::cov.mcd). Fewer records than variables: sorted by variable 1 (sdcMicro's varsort).",
 )

@@ -29,7 +29,7 @@ ALGORITHM = Algorithm(
     params={"nc": NC, "clustermethod": CLUSTER},
     deterministic=False,
     uses_raw=True,
-    notes="Clustering as in influence (original values; clara/pam/kmeans; clusters numbered by medoid index). "
+    notes="Clustering as in influence (original values; clara/pam/kmeans; clusters numbered by first record). "
           "Per cluster: PCA of its correlation matrix, first loading >= 0; a column constant within a cluster "
           "contributes 0 (R would stop). Fewer records than variables: sorted by variable 1 (sdcMicro's varsort).",
 )

@@ -29,7 +29,7 @@ ALGORITHM = Algorithm(
     params={"nc": NC, "clustermethod": CLUSTER},
     deterministic=False,
     uses_raw=True,
-    notes="Clustering as in influence (original values; clara/pam/kmeans; clusters numbered by medoid index). "
+    notes="Clustering as in influence (original values; clara/pam/kmeans; clusters numbered by first record). "
           "Per cluster: projection pursuit as in pppca (MAD index, Croux & Ruiz-Gazen 2005) on the original values; "
           "Fewer records than variables: sorted by variable 1 (sdcMicro's varsort).",
 )

@@ -21,8 +21,8 @@ CLUSTER = Param("clara", "clustering: clara (sdcMicro's default), pam or kmeans"
 
 def run(Z, k, params, rng, raw=None):
     X = S.values(Z, raw)
-    nc = int(params["nc"])
-    labels, centres = S.clusters(X, nc, params["clustermethod"], rng, "influence")
+    labels, centres = S.clusters(X, int(params["nc"]), params["clustermethod"], rng, "influence")
+    nc = centres.shape[0]
     top = np.argmax(centres, axis=1)  # first variable on equal centre values
 
     def order_within(members, c):
@@ -44,6 +44,6 @@ ALGORITHM = Algorithm(
           "the untransformed data to the clustering). clara: our CLARA (5 samples of 40+2nc records, R's "
           "defaults) over kmedoids' PAM, random state from the cell seed (R's clara has its own generator); "
           "pam: kmedoids' PAM on all records; kmeans: scikit-learn KMeans, one start (R: Hartigan-Wong). "
-          "Clusters numbered by medoid index (PAM/CLARA) or first record (k-means). Largest centre value: "
+          "Clusters numbered by their first record, as R numbers them. Largest centre value: "
           "first variable on ties (sdcMicro would fail on a tie).",
 )

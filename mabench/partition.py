@@ -51,6 +51,17 @@ def check(labels: np.ndarray, n: int, k: int, max_size: int | None = None, *, wh
     return sizes
 
 
+def check_columns(labels: np.ndarray, n: int, d: int, k: int, max_size: int | None = None, *,
+                  who: str = "partition") -> list[np.ndarray]:
+    """A per-variable partition (an (n, d) label matrix, column j the groups of variable j, as
+    individual ranking makes): every column must be a valid partition; their group sizes."""
+    labels = np.asarray(labels)
+    if labels.shape != (n, d):
+        raise InvalidPartition(f"{who}: per-variable labels of shape {labels.shape}, expected ({n}, {d})")
+    return [check(np.ascontiguousarray(labels[:, j]), n, k, max_size, who=f"{who} (variable {j + 1})")
+            for j in range(d)]
+
+
 def check_k(k) -> int:
     """The one check of a user's k (the minimum group size)."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:

@@ -25,7 +25,7 @@ from mabench import data, discovery, partition
 from mabench.bench import threads
 from mabench.plugin import format_params, split_output
 from mabench.errors import UserError
-from mabench.metrics import EvalContext, applicable, evaluate
+from mabench.metrics import EvalContext, applicable, evaluate, per_variable_context
 from mabench.data.seeds import check_seed, rng_for
 from mabench.data.standardize import zscore
 
@@ -116,14 +116,23 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None) -> CellRe
     out = call_run(algo, x_in, k, resolved, rng, raw=np.ascontiguousarray(ds.values, dtype=np.float64))
     seconds = time.perf_counter() - start
     labels, info = split_output(out)
-    sizes = partition.check(labels, n, k, algo.max_group_size(k, resolved), who=algo.name)
+    per_variable = labels.ndim == 2
+    bound = algo.max_group_size(k, resolved)
+    if per_variable:  # one partition per variable (individual ranking): every column validated
+        column_sizes = partition.check_columns(labels, n, d, k, bound, who=algo.name)
+        sizes = np.concatenate(column_sizes)
+    else:
+        sizes = partition.check(labels, n, k, bound, who=algo.name)
 
     def rerun(z_other: np.ndarray) -> np.ndarray:
         again = call_run(algo, np.ascontiguousarray(z_other, dtype=np.float64), k, resolved,
                          rng_for(seed, f"algorithm:{algo.name}"))
         return split_output(again)[0]
 
-    ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun)
+    if per_variable:
+        ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options, rerun)
+    else:
+        ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun)
     start = time.perf_counter()
     values = evaluate(ctx, metrics)
     metric_seconds = time.perf_counter() - start
@@ -136,7 +145,8 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None) -> CellRe
         "seed": int(seed),
         "n": int(n),
         "d": int(d),
-        "n_groups": int(sizes.size),
+        # Per-variable: the largest number of groups of any variable, sizes over all variables.
+        "n_groups": int(max(c.size for c in column_sizes)) if per_variable else int(sizes.size),
         "min_group": int(sizes.min()),
         "max_group": int(sizes.max()),
         **values,
@@ -145,6 +155,8 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None) -> CellRe
         "threads": n_threads,
         "max_rss_mb": peak_rss_mb(),
     }
+    if per_variable:
+        record["per_variable"] = True
     if info:
         record["info"] = info
     return CellResult(record, labels)

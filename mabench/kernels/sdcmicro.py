@@ -268,26 +268,28 @@ def clara_medoids(X: np.ndarray, nc: int, rng: np.random.Generator, method: str,
 
 
 def clusters(X: np.ndarray, nc: int, how: str, rng: np.random.Generator, method: str):
-    """(labels 0..nc-1, centres (nc, d)) with clusters numbered as R numbers them: PAM/CLARA by
-    their medoid's record index, k-means by the lowest record index in the cluster."""
+    """(labels 0..nc'-1, centres (nc', d)) with clusters numbered as R's cluster::pam/clara number
+    them: in order of their first record (cluster 1 holds record 1). Centres: medoids (PAM/CLARA)
+    or means (k-means)."""
     n = X.shape[0]
     if nc >= n:
         raise UserError(f"algorithm {method}: nc={nc} clusters need more than {nc} records (n={n}); give a smaller nc")
     X = np.ascontiguousarray(X, dtype=np.float64)
     if how in ("clara", "pam"):
         medoids = clara_medoids(X, nc, rng, method) if how == "clara" else np.sort(_pam(X, nc, method))
-        labels, _ = _nearest_medoid(X, medoids)
-        return labels.astype(np.int64), X[medoids]
-    cluster_mod = need("sklearn.cluster", method)
-    fit = cluster_mod.KMeans(n_clusters=nc, n_init=1, random_state=seed_from(rng)).fit(X)
-    raw = fit.labels_.astype(np.int64)
-    present = np.unique(raw)
+        raw, _ = _nearest_medoid(X, medoids)
+        centres_raw = X[medoids]
+    else:
+        cluster_mod = need("sklearn.cluster", method)
+        fit = cluster_mod.KMeans(n_clusters=nc, n_init=1, random_state=seed_from(rng)).fit(X)
+        raw, centres_raw = fit.labels_, fit.cluster_centers_
+    raw = np.asarray(raw, dtype=np.int64)
+    present = np.unique(raw)  # an empty cluster (possible for k-means) is dropped
     first = np.array([np.flatnonzero(raw == c)[0] for c in present])
-    rank = np.empty(raw.max() + 1, dtype=np.int64)
-    rank[present[np.argsort(first)]] = np.arange(present.size)
-    centres = np.zeros((nc, X.shape[1]))
-    centres[: present.size] = fit.cluster_centers_[present[np.argsort(first)]]
-    return rank[raw], centres
+    by_first = present[np.argsort(first, kind="stable")]
+    rank = np.full(int(raw.max()) + 1, -1, dtype=np.int64)
+    rank[by_first] = np.arange(by_first.size)
+    return rank[raw], np.ascontiguousarray(centres_raw[by_first])
 
 
 def concatenated_order(cluster_labels: np.ndarray, nc: int, order_within) -> np.ndarray:
@@ -320,8 +322,8 @@ def cluster_order(X: np.ndarray, k: int, params: dict, rng, method: str, within)
     clusters with fewer records than variables by variable 1, as sdcMicro's ``varsort`` default),
     concatenate the clusters in cluster order and cut into consecutive groups (groups may straddle
     two clusters, as in sdcMicro)."""
-    nc = int(params["nc"])
-    labels, _ = clusters(X, nc, params["clustermethod"], rng, method)
+    labels, centres = clusters(X, int(params["nc"]), params["clustermethod"], rng, method)
+    nc = centres.shape[0]
     d = X.shape[1]
 
     def order_within(members, c):

@@ -8,13 +8,25 @@ from mabench.kernels import sse
 from mabench.metrics import EvalContext, metric
 
 
+def _sse(x: np.ndarray, ctx: EvalContext) -> float:
+    """Within-group SSE of ``x``: of the partition, or summed variable by variable over a
+    per-variable partition (each column against its own groups' means)."""
+    if ctx.column_labels is None:
+        return sse(x, ctx.labels, ctx.n_groups)
+    total = 0.0
+    for j in range(x.shape[1]):
+        lab = np.ascontiguousarray(ctx.column_labels[:, j])
+        total += sse(np.ascontiguousarray(x[:, j:j + 1]), lab, int(lab.max()) + 1)
+    return total
+
+
 @metric("il", doc="information loss, 100·SSE/SST on z-scores (%)")
 def il(ctx: EvalContext) -> float:
     # SST is the SSE of the one-group partition, summed by the same kernel in the same order: the
     # whole data set as one group (k = n) gives exactly 100, and rounding can never push IL above it.
     z = ctx.z
     sst = sse(z, np.zeros(z.shape[0], dtype=np.int64), 1)
-    return 100.0 * min(1.0, sse(z, ctx.labels, ctx.n_groups) / sst)
+    return 100.0 * min(1.0, _sse(z, ctx) / sst)
 
 
 @metric("il_raw", doc="information loss, 100·SSE/SST on the original (unstandardized) values (%)")
@@ -28,4 +40,4 @@ def il_raw(ctx: EvalContext) -> float:
     sst = sse(x, np.zeros(x.shape[0], dtype=np.int64), 1)
     if sst == 0.0:
         return 0.0
-    return 100.0 * min(1.0, sse(x, ctx.labels, ctx.n_groups) / sst)
+    return 100.0 * min(1.0, _sse(x, ctx) / sst)
