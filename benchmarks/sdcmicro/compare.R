@@ -8,7 +8,8 @@
 # Usage: Rscript compare.R SDCMICRO_DIR JOBS_CSV
 #   JOBS_CSV columns: input (CSV of original values, header = variables), method, k, seed, output
 #   (masked values are written with 17 significant digits), plus optional nc and clustermethod.
-#   A line per job goes to stdout: output,seconds (elapsed time of microaggregation()).
+#   A line per job goes to stdout: output,seconds (elapsed time of microaggregation()), or
+#   output,ERROR message when sdcMicro stops (then no output file).
 suppressMessages({
   library(methods); library(MASS); library(robustbase); library(cluster); library(Rcpp)
 })
@@ -29,9 +30,14 @@ for (i in seq_len(nrow(jobs))) {
   cm <- if ("clustermethod" %in% names(job) && nzchar(job$clustermethod)) job$clustermethod else "clara"
   set.seed(job$seed)
   t0 <- proc.time()[["elapsed"]]
-  res <- suppressWarnings(suppressMessages(
-    microaggregation(x, method = job$method, aggr = job$k, nc = nc, clustermethod = cm)))
+  res <- tryCatch(suppressWarnings(suppressMessages(
+    microaggregation(x, method = job$method, aggr = job$k, nc = nc, clustermethod = cm))),
+    error = function(e) conditionMessage(e))
   secs <- proc.time()[["elapsed"]] - t0
+  if (is.character(res)) {  # sdcMicro stopped: say so, write nothing
+    cat(sprintf("%s,ERROR %s\n", job$output, gsub("[\r\n,]+", " ", res)))
+    next
+  }
   mx <- as.matrix(res$mx)
   out <- matrix(sprintf("%.17g", mx), nrow = nrow(mx))
   colnames(out) <- colnames(x)

@@ -65,10 +65,11 @@ def stable_order(values: np.ndarray) -> np.ndarray:
 
 def first_pc_scores(X: np.ndarray, cov: np.ndarray, center: np.ndarray) -> np.ndarray:
     """Scores on the first eigenvector of ``cov``; the vector's first element is made non-negative
-    (R's ``princomp(fix_sign = TRUE)``)."""
+    (R's ``princomp(fix_sign = TRUE)``); if it is 0 (a constant column), the first non-zero one."""
     _, vectors = np.linalg.eigh(cov)
     v = vectors[:, -1].copy()
-    if v[0] < 0:
+    nonzero = np.flatnonzero(v)
+    if nonzero.size and v[nonzero[0]] < 0:
         v = -v
     return (X - center) @ v
 
