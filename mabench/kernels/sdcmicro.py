@@ -273,8 +273,10 @@ def clusters(X: np.ndarray, nc: int, how: str, rng: np.random.Generator, method:
     them: in order of their first record (cluster 1 holds record 1). Centres: medoids (PAM/CLARA)
     or means (k-means)."""
     n = X.shape[0]
-    if nc >= n:
-        raise UserError(f"algorithm {method}: nc={nc} clusters need more than {nc} records (n={n}); give a smaller nc")
+    if nc < 1:
+        raise UserError(f"algorithm {method}: nc={nc} must be a positive number of clusters; give e.g. nc=8")
+    # R's clara/pam need nc < n; so few records (a toy input) are clustered into n - 1 clusters.
+    nc = max(1, min(nc, n - 1))
     X = np.ascontiguousarray(X, dtype=np.float64)
     if how in ("clara", "pam"):
         medoids = clara_medoids(X, nc, rng, method) if how == "clara" else np.sort(_pam(X, nc, method))
