@@ -284,6 +284,8 @@ def main() -> None:
     rows = compare(args.sdcmicro, [s for s in args.sets.split(";") if s], [int(k) for k in args.ks.split(",")],
                    args.methods.split(","), args.out, work)
     write_rows(args.out / "agreement.csv", rows)
+    if args.out.resolve() == (ROOT / "docs" / "sdcmicro").resolve():  # the report page's bundled copy
+        write_rows(ROOT / "config" / "sdcmicro_agreement.csv", rows)
 
 
 if __name__ == "__main__":
