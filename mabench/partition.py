@@ -92,9 +92,18 @@ def read_labels(path, n: int, k: int) -> np.ndarray:
     except Exception as exc:  # noqa: BLE001 - any parse failure is the user's file
         raise UserError(f"cannot read {where} as CSV ({exc.__class__.__name__}); expected a header `group` "
                         "and one integer per row") from None
-    if [str(c).strip() for c in frame.columns] != ["group"]:
-        raise UserError(f"{where} must have exactly one column named `group`, found {list(frame.columns)}")
-    text = frame.iloc[:, 0].tolist()
+    names = [str(c).strip() for c in frame.columns]
+    if names and names == [f"group_{j + 1}" for j in range(len(names))]:
+        # a per-variable partition (one column per variable, as `mabench run onedims --out` writes it)
+        return np.column_stack([_labels_column(frame.iloc[:, j].tolist(), f"{where} column {names[j]}", n, k)
+                                for j in range(len(names))])
+    if names != ["group"]:
+        raise UserError(f"{where} must have exactly one column named `group` (or group_1..group_d, one per "
+                        f"variable), found {list(frame.columns)}")
+    return _labels_column(frame.iloc[:, 0].tolist(), where, n, k)
+
+
+def _labels_column(text: list, where: str, n: int, k: int) -> np.ndarray:
     bad = [i for i, t in enumerate(text) if not _LABEL.match(t)]
     if bad:
         i = bad[0]

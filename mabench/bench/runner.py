@@ -177,16 +177,27 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     labels = partition.read_labels(partition_path, n, k)
     z = zscore(ds.values, ds.columns)
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
-    ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options)
+    per_variable = labels.ndim == 2
+    if per_variable:
+        if labels.shape[1] != z.shape[1]:
+            raise UserError(f"partition file {str(partition_path)!r} has {labels.shape[1]} per-variable columns but "
+                            f"the data set has {z.shape[1]} variables; use the partition written for this data set")
+        ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options)
+    else:
+        ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options)
     if metrics is None:
         metrics = applicable(options)
-    sizes = np.bincount(labels)
+    sizes = np.concatenate([np.bincount(labels[:, j]) for j in range(labels.shape[1])]) if per_variable \
+        else np.bincount(labels)
+    extra = {"per_variable": True} if per_variable else {}
+    n_groups = int(labels.max(axis=0).max()) + 1 if per_variable else int(sizes.size)
     return {
         "dataset": ds.name,
         "dataset_params": format_params(ds.params),
         "n": int(n),
-        "n_groups": int(sizes.size),
+        "n_groups": n_groups,
         "min_group": int(sizes.min()),
         "max_group": int(sizes.max()),
         **evaluate(ctx, metrics),
+        **extra,
     }

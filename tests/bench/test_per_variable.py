@@ -68,3 +68,13 @@ def test_per_variable_partition_file_round_trips_through_verify():
     assert verify.partition_ok(text, 6, 3)
     assert not verify.partition_ok(text, 6, 4)
     assert not verify.partition_ok(text.replace(b"1,1\n", b"1\n", 1), 6, 3)
+
+
+def test_evaluate_reads_a_per_variable_partition_file(tmp_path):
+    cell = runner.run_cell("onedims", "sim1", 3, seed=0, metrics=["il", "dld"])
+    path = tmp_path / "p.csv"
+    path.write_text(io.partition_csv(cell.labels))
+    got = runner.evaluate_partition("sim1", path, 3, seed=0, metrics=["il", "dld"])
+    assert got["per_variable"] is True
+    assert got["il"] == cell.record["il"] and got["dld"] == cell.record["dld"]
+    assert got["n_groups"] == cell.record["n_groups"]
