@@ -63,6 +63,9 @@ def summary_figure(agreement: pd.DataFrame):
 
 
 def page_body(results: pd.DataFrame | None, esc, figure_html) -> str:
+    if not resources.config_path(AGREEMENT).is_file():
+        return ("<h1>mabench vs sdcMicro</h1><p>No comparison run is bundled (config/" + AGREEMENT + "); write one "
+                "with <code>python benchmarks/sdcmicro/compare.py --sdcmicro DIR</code>.</p>")
     agreement = load_agreement()
     workflow = _workflow_il(results)
     body = ['<nav><a href="index.html">← all papers</a></nav>',
