@@ -84,19 +84,19 @@ def page_body(results: pd.DataFrame | None, esc, figure_html) -> str:
     head = ["method", "k", "records equal", "same partition", "IL mabench", "IL sdcMicro", "DLD mabench",
             "DLD sdcMicro", "s mabench", "s sdcMicro", "IL workflow", "note"]
     for dataset, part in agreement.groupby("dataset", sort=False):
-        body.append(f"<h2>{esc(dataset)}</h2>")
+        body.append(f"<h2>{esc(str(dataset))}</h2>")
         rows = []
         part = part.assign(_o=part["method"].map({m: i for i, m in enumerate(ORDER)})).sort_values(["_o", "k"])
         for r in part.itertuples():
             err = getattr(r, "sdcmicro_error", None)
             note = f"sdcMicro stops: {err}" if isinstance(err, str) and err else ""
             wf = workflow.get((r.method, dataset, int(r.k)))
-            cells = [esc(r.method), str(int(r.k)), _num(getattr(r, "records_equal_up_to_duplicates", float("nan"))),
-                     esc(getattr(r, "same_partition", "")), _num(r.il_mabench), _num(r.il_sdcmicro),
+            cells = [esc(str(r.method)), str(int(r.k)), _num(getattr(r, "records_equal_up_to_duplicates", float("nan"))),
+                     esc(str(getattr(r, "same_partition", ""))), _num(r.il_mabench), _num(r.il_sdcmicro),
                      _num(r.dld_mabench, 2), _num(r.dld_sdcmicro, 2), _num(r.seconds_mabench, 4),
                      _num(r.seconds_sdcmicro, 3), _num(wf) if wf is not None else "", esc(note)]
             rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-        body.append('<table data-table="sdcmicro-' + esc(dataset) + '"><thead><tr>'
+        body.append('<table data-table="sdcmicro-' + esc(str(dataset)) + '"><thead><tr>'
                     + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead><tbody>" + "".join(rows)
                     + "</tbody></table>")
     return "".join(body)
