@@ -90,6 +90,8 @@ def page_body(results: pd.DataFrame | None, esc, figure_html) -> str:
         for r in part.itertuples():
             err = getattr(r, "sdcmicro_error", None)
             note = f"sdcMicro stops: {err}" if isinstance(err, str) and err else ""
+            if str(getattr(r, "per_variable", "")) == "True":
+                note = "per-variable: one partition per variable" + (f"; {note}" if note else "")
             wf = workflow.get((r.method, dataset, int(r.k)))
             cells = [esc(str(r.method)), str(int(r.k)), _num(getattr(r, "records_equal_up_to_duplicates", float("nan"))),
                      esc(str(getattr(r, "same_partition", ""))), _num(r.il_mabench), _num(r.il_sdcmicro),
