@@ -13,8 +13,6 @@ order and cut into consecutive groups of k (a group can span two clusters).
 from mabench.kernels import sdcmicro as S
 from mabench.plugin import Algorithm
 
-from mabench.methods.influence import CLUSTER, NC
-
 
 def run(Z, k, params, rng, raw=None):
     return S.cluster_order(S.values(Z, raw), k, params, rng, "clustpppca", S.pppca_scores)
@@ -26,7 +24,7 @@ ALGORITHM = Algorithm(
     citation=f"{S.SDC_DOC} (micro_clustpppca); {S.SEED_PROJECTION}; {S.CITE_DOC}",
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
-    params={"nc": NC, "clustermethod": CLUSTER},
+    params={"nc": S.NC, "clustermethod": S.CLUSTER},
     deterministic=False,
     uses_raw=True,
     notes="Clustering as in influence (original values; clara/pam/kmeans; clusters numbered by first record). "

@@ -13,10 +13,8 @@ and cut that order into consecutive groups of k (a group can span two clusters, 
 import numpy as np
 
 from mabench.kernels import sdcmicro as S
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm
 
-NC = Param(8, "number of clusters (sdcMicro's nc)")
-CLUSTER = Param("clara", "clustering: clara (sdcMicro's default), pam or kmeans", S.CLUSTER_METHODS)
 
 
 def run(Z, k, params, rng, raw=None):
@@ -37,7 +35,7 @@ ALGORITHM = Algorithm(
     citation=f"{S.SDC_DOC} (micro_influence, clust); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
-    params={"nc": NC, "clustermethod": CLUSTER},
+    params={"nc": S.NC, "clustermethod": S.CLUSTER},
     deterministic=False,
     uses_raw=True,
     notes="Clustered on the ORIGINAL values, like sdcMicro (its clust() computes a log transform but passes "

@@ -16,6 +16,7 @@ import numba
 import numpy as np
 
 from mabench.errors import UserError
+from mabench.plugin import Param
 
 EXTRA_HINT = "pip install 'mabench[sdcmicro]'"
 R_MAD = 1.4826  # R's mad() consistency constant, used by sdcMicro's projection pursuit
@@ -226,6 +227,9 @@ def sample_standardized(raw: np.ndarray | None, Z: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------- clustering
 
 CLUSTER_METHODS = ("clara", "pam", "kmeans")
+# The parameters of the cluster-wise methods (influence, clustpca, clustpppca, clustmcdpca).
+NC = Param(8, "number of clusters (sdcMicro's nc)")
+CLUSTER = Param("clara", "clustering: clara (sdcMicro's default), pam or kmeans", CLUSTER_METHODS)
 
 
 def _pam(X: np.ndarray, nc: int, method: str) -> np.ndarray:
