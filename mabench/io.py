@@ -319,5 +319,11 @@ def write_parquet(target, frame, metadata: dict[str, str] | None = None) -> None
 
 
 def partition_csv(labels) -> str:
-    """A partition as the CSV every command reads and writes: header ``group``, one label per record."""
+    """A partition as the CSV every command reads and writes: header ``group``, one label per record.
+
+    A per-variable partition ((n, d) labels, individual ranking) has one column per variable,
+    headers ``group_1,...,group_d``."""
+    if getattr(labels, "ndim", 1) == 2:
+        head = ",".join(f"group_{j + 1}" for j in range(labels.shape[1]))
+        return head + "\n" + "".join(",".join(str(g) for g in row) + "\n" for row in labels.tolist())
     return "group\n" + "".join(f"{g}\n" for g in labels.tolist())

@@ -51,6 +51,17 @@ def check(labels: np.ndarray, n: int, k: int, max_size: int | None = None, *, wh
     return sizes
 
 
+def check_columns(labels: np.ndarray, n: int, d: int, k: int, max_size: int | None = None, *,
+                  who: str = "partition") -> list[np.ndarray]:
+    """A per-variable partition (an (n, d) label matrix, column j the groups of variable j, as
+    individual ranking makes): every column must be a valid partition; their group sizes."""
+    labels = np.asarray(labels)
+    if labels.shape != (n, d):
+        raise InvalidPartition(f"{who}: per-variable labels of shape {labels.shape}, expected ({n}, {d})")
+    return [check(np.ascontiguousarray(labels[:, j]), n, k, max_size, who=f"{who} (variable {j + 1})")
+            for j in range(d)]
+
+
 def check_k(k) -> int:
     """The one check of a user's k (the minimum group size)."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -81,9 +92,18 @@ def read_labels(path, n: int, k: int) -> np.ndarray:
     except Exception as exc:  # noqa: BLE001 - any parse failure is the user's file
         raise UserError(f"cannot read {where} as CSV ({exc.__class__.__name__}); expected a header `group` "
                         "and one integer per row") from None
-    if [str(c).strip() for c in frame.columns] != ["group"]:
-        raise UserError(f"{where} must have exactly one column named `group`, found {list(frame.columns)}")
-    text = frame.iloc[:, 0].tolist()
+    names = [str(c).strip() for c in frame.columns]
+    if names and names == [f"group_{j + 1}" for j in range(len(names))]:
+        # a per-variable partition (one column per variable, as `mabench run onedims --out` writes it)
+        return np.column_stack([_labels_column(frame.iloc[:, j].tolist(), f"{where} column {names[j]}", n, k)
+                                for j in range(len(names))])
+    if names != ["group"]:
+        raise UserError(f"{where} must have exactly one column named `group` (or group_1..group_d, one per "
+                        f"variable), found {list(frame.columns)}")
+    return _labels_column(frame.iloc[:, 0].tolist(), where, n, k)
+
+
+def _labels_column(text: list, where: str, n: int, k: int) -> np.ndarray:
     bad = [i for i, t in enumerate(text) if not _LABEL.match(t)]
     if bad:
         i = bad[0]

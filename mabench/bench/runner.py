@@ -31,7 +31,7 @@ from mabench.bench import threads
 from mabench.kernels.aggregate import aggregate
 from mabench.plugin import AGGREGATION, format_params, split_aggregation, split_output
 from mabench.errors import UserError
-from mabench.metrics import EvalContext, applicable, evaluate
+from mabench.metrics import EvalContext, applicable, evaluate, per_variable_context
 from mabench.data.seeds import check_seed, rng_for
 from mabench.data.standardize import zscore, zscore_within
 
@@ -283,14 +283,23 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
     start = time.perf_counter()
     labels, info = _partition(algo, own, x_in, raw, k, seed, layout)
     seconds = time.perf_counter() - start
-    sizes = partition.check(labels, n, k, algo.max_group_size(k, own), who=algo.name)
+    per_variable = labels.ndim == 2
+    bound = algo.max_group_size(k, own)
+    if per_variable:  # one partition per variable (individual ranking): every column validated
+        if not layout.plain_means or layout.strata is not None:
+            raise UserError(f"{algo.name} makes one partition per variable; measure, weights and strata work with "
+                            "one partition of the records only (use the default measure=mean without weights or strata)")
+        column_sizes = partition.check_columns(labels, n, d, k, bound, who=algo.name)
+        sizes = np.concatenate(column_sizes)
+    else:
+        sizes = partition.check(labels, n, k, bound, who=algo.name)
 
     def rerun(z_other: np.ndarray) -> np.ndarray:
         z_other = np.ascontiguousarray(z_other, dtype=np.float64)
         return _partition(algo, own, z_other, None, k, seed, layout)[0]
 
     published = None
-    if not layout.plain_means:
+    if not layout.plain_means and not per_variable:
         if layout.weights is not None:
             totals = np.bincount(labels, weights=layout.weights, minlength=sizes.size)
             if (totals <= 0).any():
@@ -298,7 +307,10 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
                 raise UserError(f"group {g} has only zero sampling weights; its weighted {layout.measure} is undefined "
                                 "(give positive weights, or drop the weights)")
         published = aggregate(raw, labels, sizes.size, layout.measure, layout.trim, layout.weights)
-    ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun, published)
+    if per_variable:
+        ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options, rerun)
+    else:
+        ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun, published)
     start = time.perf_counter()
     values = evaluate(ctx, metrics)
     metric_seconds = time.perf_counter() - start
@@ -311,7 +323,8 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
         "seed": int(seed),
         "n": int(n),
         "d": int(d),
-        "n_groups": int(sizes.size),
+        # Per-variable: the largest number of groups of any variable, sizes over all variables.
+        "n_groups": int(max(c.size for c in column_sizes)) if per_variable else int(sizes.size),
         "min_group": int(sizes.min()),
         "max_group": int(sizes.max()),
         **values,
@@ -322,6 +335,8 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
     }
     if layout.strata is not None:
         record["n_strata"] = len(layout.stratum_names)
+    if per_variable:
+        record["per_variable"] = True
     if info:
         record["info"] = info
     return CellResult(record, labels, list(ds.columns), ctx)
@@ -350,16 +365,29 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
     n = ds.values.shape[0]
     z = zscore(ds.values, ds.columns)
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
-    ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, published=published)
+    per_variable = labels.ndim == 2
+    if per_variable:
+        if labels.shape[1] != z.shape[1]:
+            raise UserError(f"the partition has {labels.shape[1]} per-variable columns but the data set has "
+                            f"{z.shape[1]} variables; use the partition written for this data set")
+        if published is not None:
+            raise UserError("a per-variable partition is scored with its group means only; drop measure and weights")
+        ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options)
+    else:
+        ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, published=published)
     if metrics is None:
         metrics = applicable(options)
-    sizes = np.bincount(labels)
+    sizes = np.concatenate([np.bincount(labels[:, j]) for j in range(labels.shape[1])]) if per_variable \
+        else np.bincount(labels)
+    extra = {"per_variable": True} if per_variable else {}
+    n_groups = int(labels.max(axis=0).max()) + 1 if per_variable else int(sizes.size)
     return {
         "dataset": ds.name,
         "dataset_params": format_params(ds.params),
         "n": int(n),
-        "n_groups": int(sizes.size),
+        "n_groups": n_groups,
         "min_group": int(sizes.min()),
         "max_group": int(sizes.max()),
         **evaluate(ctx, metrics),
+        **extra,
     }

@@ -29,6 +29,8 @@ import numpy as np
 
 RECORD_FIELDS = {"algorithm", "dataset", "k", "seed", "n", "d", "n_groups", "min_group", "max_group", "il"}
 _PARTITION = re.compile(rb"group\n(?:[0-9]+\n)+")
+# A per-variable partition: group_1,...,group_d, one row of d labels per record.
+_COLUMNS = re.compile(rb"group_1(?:,group_[0-9]+)*\n(?:[0-9]+(?:,[0-9]+)*\n)+")
 
 
 def record_ok(text: str) -> dict | None:
@@ -44,11 +46,29 @@ def record_ok(text: str) -> dict | None:
 
 def partition_ok(data: bytes, n: int, k: int) -> bool:
     """A partition file as mabench writes it, for ``n`` records and groups of at least ``k``."""
-    if _PARTITION.fullmatch(data) is None or data.count(b"\n") != n + 1:
+    if _PARTITION.fullmatch(data) is None:
+        return _columns_ok(data, n, k)
+    if data.count(b"\n") != n + 1:
         return False
     labels = np.array(data.split(b"\n")[1:-1], dtype=np.int64)
     sizes = np.bincount(labels)
     return bool(sizes[sizes > 0].min() >= k)
+
+
+def _columns_ok(data: bytes, n: int, k: int) -> bool:
+    """A per-variable partition file: every column a partition of n records into groups of >= k."""
+    if _COLUMNS.fullmatch(data) is None or data.count(b"\n") != n + 1:
+        return False
+    rows = data.split(b"\n")[1:-1]
+    d = rows[0].count(b",") + 1 if rows else 0
+    if any(r.count(b",") + 1 != d for r in rows) or data.split(b"\n")[0].count(b",") + 1 != d:
+        return False
+    labels = np.array([r.split(b",") for r in rows], dtype=np.int64)
+    for j in range(d):
+        sizes = np.bincount(labels[:, j])
+        if sizes[sizes > 0].min() < k:
+            return False
+    return True
 
 
 def _cells(root: Path):
@@ -71,7 +91,8 @@ def _cells(root: Path):
     for part in sorted((root / "cells").rglob("k*.csv")):
         if not part.with_suffix(".json").exists():
             try:
-                good = _PARTITION.fullmatch(part.read_bytes()) is not None
+                raw = part.read_bytes()
+                good = _PARTITION.fullmatch(raw) is not None or _COLUMNS.fullmatch(raw) is not None
             except OSError:
                 good = False
             if not good:

@@ -33,6 +33,10 @@ class EvalContext:
     # Each group's published values (n_groups, d), original units, when they are not the plain group
     # means (measure median/trim/onestep or sampling weights; docs/metrics.md#aggregation-measures).
     published: np.ndarray | None = None
+    # Per-variable partition (individual ranking): (n, d) labels, column j the groups of variable j.
+    # Built by per_variable_context(); then every record is its own published point (labels =
+    # 0..n-1) and the masked values are the column-wise group means.
+    column_labels: np.ndarray | None = None
 
     @functools.cached_property
     def n_groups(self) -> int:
@@ -62,6 +66,38 @@ class EvalContext:
     def masked_z(self) -> np.ndarray:
         """Per record, its group's mean z-score (= the masked file standardized with the original's mean and sd)."""
         return np.ascontiguousarray(self.centroids_z[self.labels])
+
+
+def column_means(x: np.ndarray, column_labels: np.ndarray) -> np.ndarray:
+    """Per record and variable, the mean of x_j over the record's group in variable j's partition."""
+    out = np.empty_like(x, dtype=np.float64)
+    for j in range(x.shape[1]):
+        lab = np.ascontiguousarray(column_labels[:, j])
+        col = np.ascontiguousarray(x[:, j:j + 1], dtype=np.float64)
+        means, _ = group_means(col, lab, int(lab.max()) + 1)
+        out[:, j] = means[lab, 0]
+    return out
+
+
+def per_variable_context(original: np.ndarray, z: np.ndarray, column_labels: np.ndarray, columns, dataset="",
+                         options=None, rerun=None) -> EvalContext:
+    """The evaluation context of a per-variable partition.
+
+    The masked file is exact (each value its group's mean in its own variable's partition). Every
+    masked record is then a distinct published point, so the context's ``labels`` are 0..n-1 with
+    the masked records as the "group points": metrics computed from (original, masked) values
+    (IL, IL_raw, M1-M5, G_IL, DLD, RLD literal, ID, SDID, IL1s) are correct as they stand;
+    ``il``/``il_raw`` sum the SSE variable by variable (docs/metrics.md#per-variable-partitions).
+    """
+    n = original.shape[0]
+    column_labels = np.ascontiguousarray(column_labels, dtype=np.int64)
+    ctx = EvalContext(original, z, np.arange(n, dtype=np.int64), columns, dataset, dict(options or {}), rerun,
+                      column_labels=column_labels)
+    masked_z = np.ascontiguousarray(column_means(z, column_labels))
+    ctx.__dict__["masked"] = np.ascontiguousarray(column_means(original, column_labels))
+    ctx.__dict__["centroids_z"] = masked_z
+    ctx.__dict__["masked_z"] = masked_z
+    return ctx
 
 
 @dataclass(frozen=True)

@@ -203,6 +203,12 @@ def rld_counts(ctx: EvalContext) -> tuple[dict[int, int], int, list[int]]:
         cols = [keys[b] for b in range(S) if m >> b & 1]
         zs = np.ascontiguousarray(ctx.z[:, cols])
         labels = np.asarray(ctx.rerun(zs))
+        if labels.ndim == 2 and labels.shape == (n, len(cols)):  # a per-variable method: each record its own point
+            from mabench.metrics import column_means
+
+            counts[m] = linked_count(zs, np.arange(n, dtype=np.int64), n, ties, scale,
+                                     np.ascontiguousarray(column_means(zs, labels.astype(np.int64))))
+            continue
         if labels.shape != (n,) or labels.dtype.kind not in "iu" or labels.min() < 0:
             raise RuntimeError(f"rld rerun on columns {cols} returned invalid labels {labels.dtype} {labels.shape}")
         labels = canonical_labels(labels.astype(np.int64))

@@ -8,13 +8,25 @@ from mabench.kernels import sse, sst
 from mabench.metrics import EvalContext, metric
 
 
+def _sse(x: np.ndarray, ctx: EvalContext) -> float:
+    """Within-group SSE of ``x``: of the partition, or summed variable by variable over a
+    per-variable partition (each column against its own groups' means)."""
+    if ctx.column_labels is None:
+        return sse(x, ctx.labels, ctx.n_groups)
+    total = 0.0
+    for j in range(x.shape[1]):
+        lab = np.ascontiguousarray(ctx.column_labels[:, j])
+        total += sse(np.ascontiguousarray(x[:, j:j + 1]), lab, int(lab.max()) + 1)
+    return total
+
+
 @metric("il", doc="information loss, 100·SSE/SST on z-scores (%)")
 def il(ctx: EvalContext) -> float:
     z = ctx.z
     total = sst(z)
     if ctx.published is not None:
         return 100.0 * published_sse(z, ctx.masked_z) / total
-    return 100.0 * min(1.0, sse(z, ctx.labels, ctx.n_groups) / total)
+    return 100.0 * min(1.0, _sse(z, ctx) / total)
 
 
 def published_sse(x: np.ndarray, masked: np.ndarray) -> float:
@@ -38,4 +50,4 @@ def il_raw(ctx: EvalContext) -> float:
         return 0.0
     if ctx.published is not None:
         return 100.0 * published_sse(x, ctx.masked) / total
-    return 100.0 * min(1.0, sse(x, ctx.labels, ctx.n_groups) / total)
+    return 100.0 * min(1.0, _sse(x, ctx) / total)

@@ -195,6 +195,8 @@ def _index_page(compared: pd.DataFrame, prov: dict, fig_dir: Path) -> str:
     head = "".join(f"<th>{_esc(v)}</th>" for v in tables.VERDICT_ORDER)
     body.append(f'<table data-table="index"><thead><tr><th>paper</th><th>seed file</th>{head}</tr></thead>'
                 f'<tbody>{"".join(rows)}</tbody></table>')
+    body.append('<p><a href="sdcmicro.html">mabench vs sdcMicro</a>: sdcMicro\'s microaggregation() methods and '
+                "mabench's plugins of the same names on the same files (IL, DLD, time).</p>")
     body.append(_provenance_html(prov))
     return _page("mabench reproduction reports", "".join(body))
 
@@ -211,5 +213,11 @@ def write_report(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None =
         target = out_dir / f"{source}.html"
         io.write_text(target, _source_page(source, comp, results, prov, fig_dir))
         written.append(target)
+    from mabench.report import sdcmicro
+
+    target = out_dir / "sdcmicro.html"
+    body = sdcmicro.page_body(results, _esc, _figure_html) + _provenance_html(prov)
+    io.write_text(target, _page("mabench vs sdcMicro", body))
+    written.append(target)
     io.write_text(out_dir / "index.html", _index_page(compared, prov, fig_dir))
     return [out_dir / "index.html"] + written

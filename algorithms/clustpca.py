@@ -1,0 +1,33 @@
+"""clustpca — sdcMicro's cluster-wise PCA method.
+
+Source: sdcMicro's ``microaggregation(method = "clustpca", nc = 8, clustermethod = "clara")``
+(help page: "clustering observations before applying microaggregation"; R/microaggregation.R
+``micro_clustpca``); CLARA/PAM (Kaufman & Rousseeuw 1990); projection onto the first principal
+component, 001_26cfb99743cbb1f3.txt §2.6.3.1-2.6.3.2. Docs: docs/algorithms/sdcmicro.md.
+
+Cluster the records; order each cluster by the first principal component of its own standardized
+records (a cluster with fewer records than variables: by variable 1); concatenate the clusters in
+order and cut into consecutive groups of k (a group can span two clusters).
+"""
+
+from mabench.kernels import sdcmicro as S
+from mabench.plugin import Algorithm
+
+
+def run(Z, k, params, rng, raw=None):
+    return S.cluster_order(S.values(Z, raw), k, params, rng, "clustpca", S.pca_scores)
+
+
+ALGORITHM = Algorithm(
+    name="clustpca",
+    title="clustpca (sdcMicro: clusters, each sorted by its first principal component, groups of k)",
+    citation=f"{S.SDC_DOC} (micro_clustpca); {S.SEED_PROJECTION}; {S.CITE_DOC}",
+    run=run,
+    max_group_size=lambda k, params: 2 * k - 1,
+    params={"nc": S.NC, "clustermethod": S.CLUSTER},
+    deterministic=False,
+    uses_raw=True,
+    notes="Clustering as in influence (original values; clara/pam/kmeans; clusters numbered by first record). "
+          "Per cluster: PCA of its correlation matrix, first loading >= 0; a column constant within a cluster "
+          "contributes 0 (R would stop). Fewer records than variables: sorted by variable 1 (sdcMicro's varsort).",
+)

@@ -1,0 +1,33 @@
+"""pca — sdcMicro's projection method: sort by the first principal component, groups of k.
+
+Source: sdcMicro's ``microaggregation(method = "pca")`` (help page; R/microaggregation.R
+``micro_pca``: ``princomp(scale(x))``, scores of component 1); projection onto the first principal
+component, 001_26cfb99743cbb1f3.txt §2.6.3.1-2.6.3.2 ("Single axis ... principal component").
+Docs: docs/algorithms/sdcmicro.md.
+
+The records are sorted ascending by their score on the first principal component of the
+correlation matrix (eigenvector's first element made non-negative, R's ``princomp(fix_sign =
+TRUE)``; equal scores keep record order) and cut into consecutive groups of k.
+"""
+
+from mabench.kernels import sdcmicro as S
+from mabench.plugin import Algorithm
+
+
+def run(Z, k, params, rng, raw=None):
+    return S.chunk_labels(S.stable_order(S.pca_scores(S.values(Z, raw))), k)
+
+
+ALGORITHM = Algorithm(
+    name="pca",
+    title="pca (sdcMicro: sort by the first principal component, groups of k)",
+    citation=f"{S.SDC_DOC} (micro_pca); {S.SEED_PROJECTION}; {S.CITE_DOC}",
+    run=run,
+    max_group_size=lambda k, params: 2 * k - 1,
+    deterministic=True,
+    uses_raw=True,
+    notes="PCA of the correlation matrix (scale-free: z-scores or original values give the same order up to "
+          "rounding). Sign: first loading >= 0 (R's princomp fix_sign), which decides which end of the order "
+          "gets the larger last group. Constant columns contribute 0 (R would stop). Eigenvectors from "
+          "numpy.linalg.eigh (LAPACK), R uses eigen(): equal to rounding.",
+)
