@@ -151,14 +151,15 @@ class Result:
     Attributes
     ----------
     labels : numpy.ndarray
-        Group (0, 1, ...) of each input row, int64.
+        Group (0, 1, ...) of each input row, int64; for a method that aggregates variable by variable
+        (``onedims``) an (n, d) array, column j the groups of aggregated column j.
     masked : pandas.DataFrame
         The input's columns and index; each aggregated column replaced by its group's value (the mean
         unless ``measure`` says otherwise) in original units, every other column unchanged. A float
         column keeps its dtype; an integer column stays integer only if every group value is a whole
         number, otherwise it becomes float64.
     groups : numpy.ndarray
-        Size of each group.
+        Size of each group (per-variable methods: the sizes of every column's groups, column by column).
     columns : list
         The aggregated columns.
     seconds : float
@@ -287,7 +288,10 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
     frame, picked, ds, algo, resolved, extra, k, seed = _prepare(data, k, method, columns, seed, params)
     cell = next(run_dataset(algo, resolved, ds, [k], seed, ("il",), None, extra))
     masked = _masked_frame(frame, picked, cell.masked)
-    return Result(cell.labels, masked, np.bincount(cell.labels), list(picked), float(cell.record["seconds"]),
+    labels = cell.labels
+    groups = (np.concatenate([np.bincount(labels[:, j]) for j in range(labels.shape[1])]) if labels.ndim == 2
+              else np.bincount(labels))
+    return Result(labels, masked, groups, list(picked), float(cell.record["seconds"]),
                   dict(cell.record.get("info") or {}), cell.record, cell)
 
 

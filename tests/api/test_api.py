@@ -215,3 +215,19 @@ def test_import_is_light_and_api_names_resolve():
 
     assert callable(mabench.methods) and callable(mabench.datasets)
     assert mabench.methods() and mabench.datasets()
+
+
+def test_per_variable_method_through_the_api():
+    """onedims aggregates each column on its own: (n, d) labels, each column's masked values its own
+    groups' means; measure/weights/strata are refused for it with one message."""
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(rng.normal(size=(12, 2)), columns=["a", "b"])
+    df["name"] = [f"r{i}" for i in range(12)]
+    r = mabench.microaggregate(df, k=3, method="onedims")
+    assert r.labels.shape == (12, 2) and r.groups.sum() == 24
+    for j, col in enumerate(["a", "b"]):
+        means = df[col].groupby(r.labels[:, j]).transform("mean")
+        np.testing.assert_allclose(r.masked[col].to_numpy(), means.to_numpy(), rtol=0, atol=1e-12)
+    assert r.masked["name"].equals(df["name"])
+    with pytest.raises(UserError, match="one partition per variable"):
+        mabench.microaggregate(df, k=3, method="onedims", measure="median")
