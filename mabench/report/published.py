@@ -311,8 +311,7 @@ def compare(registry: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
             rec["best"] = float(np.min(vals))
         if rec["verdict"] == "not reproduced":
             rec["cause"] = _text(row.get("note"))
-            rec["class"] = ("harness-better" if harness_better(row, rec["reproduced"], rec["verdict"])
-                            else _text(row.get("cause_class")))
+            rec["class"] = decide_class(row, rec["reproduced"], rec["verdict"])
         out.append({**row, **rec})
     frame = pd.DataFrame(out, columns=list(registry.columns) + ADDED)
     frame["n_draws"] = frame["n_draws"].astype("int64")
@@ -327,6 +326,18 @@ def harness_better(row: dict, reproduced: float, verdict: str) -> bool:
     return (verdict == "not reproduced" and row["metric"] in OBJECTIVES and row["dataset"] in FIXED_DATA
             and reproduced is not None and math.isfinite(float(reproduced))
             and float(reproduced) < float(Decimal(str(row["value"]))))
+
+
+def decide_class(row: dict, reproduced: float, verdict: str) -> str:
+    """The cause class of a number that is not reproduced: a proven ``source-error`` stays one (being
+    below a wrong number says nothing about the harness); otherwise ``harness-better`` where the
+    numbers say so; otherwise the registry's class ("" when it has none)."""
+    registry = _text(row.get("cause_class"))
+    if verdict != "not reproduced":
+        return ""
+    if registry != "source-error" and harness_better(row, reproduced, verdict):
+        return "harness-better"
+    return registry
 
 
 def class_counts(compared: pd.DataFrame) -> dict[str, int]:
@@ -357,7 +368,8 @@ def class_problems(compared: pd.DataFrame, anchors: set[str] | None = None) -> l
     for row in compared[compared["verdict"] == "not reproduced"].to_dict("records"):
         where = f"{row['source']} {row['table']} {row['row']} / {row['column']} (k = {row['k']}, {row['metric']})"
         cls = _text(row.get("class"))
-        better = harness_better(row, row["reproduced"], row["verdict"])
+        better = (harness_better(row, row["reproduced"], row["verdict"])
+                  and _text(row.get("cause_class")) != "source-error")
         if not cls:
             out.append(f"{where}: no cause class")
             continue

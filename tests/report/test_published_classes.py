@@ -98,6 +98,13 @@ def test_harness_better_is_decided_from_the_numbers(values, dataset, rule, expec
     assert P.class_problems(compare([row], values, dataset=dataset), ANCHORS) == []
 
 
+def test_a_proven_source_error_is_not_harness_better():
+    row = reg_row(cause_class="source-error", evidence="docs/findings.md#thesis-census-si-does-not-follow-eq-44")
+    out = compare([row], [5.60])
+    assert (out["verdict"].iloc[0], out["class"].iloc[0]) == ("not reproduced", "source-error")
+    assert P.class_problems(out, ANCHORS) == []
+
+
 def test_harness_better_needs_an_objective():
     row = reg_row(metric="dld", value="5.692")
     res = pd.DataFrame([dict(algorithm="mdav", params="tail=3k", dataset="census", dataset_params="", k=3,
