@@ -105,8 +105,9 @@ def question(r) -> str:
     digits = int(r["decimals"]) + 2
     got = "" if pd.isna(r["reproduced"]) else f" (harness {_num(r['reproduced'], digits)})"
     tried = r["note"] or "nothing recorded yet"
+    more = f" More: {r['evidence']}." if r.get("evidence") else ""
     return (f"Why does {r['source']} {r['table']} print {r['value']} for {r['row']} / {r['column']} "
-            f"({_dataset(r)}, k = {int(r['k'])}, {r['metric']}){got}? Tried: {tried}")
+            f"({_dataset(r)}, k = {int(r['k'])}, {r['metric']}){got}? Tried: {tried}{more}")
 
 
 def _md_cell(text) -> str:
