@@ -159,3 +159,22 @@ def test_index_leads_with_the_class_counts_and_open_questions(tmp_path):
     questions = text.split("## Open questions")[1].split("##")[0]
     assert "Why does ps2010 Table X print 5.692 for b / c" in questions and "tried the 2k tail" in questions
     assert text.index("### open") < text.index("### source-error") < text.index("### harness-better")
+
+
+def test_report_pages_lead_with_the_classes(tmp_path):
+    from mabench.report import pages
+
+    rows = [reg_row(row="a", table="Table 1"), reg_row(row="b", table="Table 1", cause_class="open",
+                                                     note="tried the 2k tail and the 3k tail"),
+            reg_row(row="c", table="Table 1", cause_class="source-error",
+                    evidence="docs/findings.md#thesis-census-si-does-not-follow-eq-44")]
+    registry = pd.DataFrame(rows, columns=P.COLUMNS)
+    results = pd.DataFrame([dict(algorithm="mdav", params="tail=3k", dataset="census", dataset_params="", k=3,
+                                 seed=0, il=5.75)])
+    pages.write_report(results, tmp_path, registry=registry)
+    index = (tmp_path / "index.html").read_text()
+    assert "3 not reproduced (1 open, 1 source-error, 1 under-specified)" in index
+    page = (tmp_path / "ps2010.html").read_text()
+    assert page.index('data-class="open"') < page.index('data-class="source-error"') < \
+        page.index('data-class="under-specified"')
+    assert "Why does ps2010 Table 1 print 5.692 for b / c" in page
