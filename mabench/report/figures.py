@@ -44,6 +44,17 @@ VERDICT_COLORS = {
     "not run": "#969696",
     "not implemented": "#e0e0e0",
 }
+# The numbers that do not hold, split by cause class (mabench.report.published.CLASSES): reds for the
+# classes that say something about the source, blue for the harness beating the print.
+CLASS_COLORS = {
+    "open": "#67001f",
+    "source-error": "#d73027",
+    "under-specified": "#f46d43",
+    "quoted": "#fdae61",
+    "stochastic": "#fee090",
+    "machine": "#c2a5cf",
+    "harness-better": "#4575b4",
+}
 VERDICT_GLYPH = {"reproduced": "✓", "within tolerance": "≈", "not reproduced": "✗", "not run": "?",
                  "not implemented": "–"}
 METRIC_LABEL = {"il": "IL (% of SST)", "g_il": "G_IL (%)", "g_dr": "G_DR (%)", "rld": "RLD (%)", "id": "ID (%)",
@@ -545,36 +556,48 @@ def ru_map(results: pd.DataFrame, out_dir=None):
 
 # ------------------------------------------------------------------ verdicts
 def verdict_overview(compared: pd.DataFrame, order=None):
-    """Horizontal stacked bars: how many published numbers of each source table got each verdict."""
+    """Horizontal stacked bars: how many published numbers of each source table got each verdict, the
+    numbers not reproduced split by cause class (a missing class counts as open)."""
     plt, _ = _pyplot()
-    counts = compared.groupby(["source", "table", "verdict"], sort=False).size().unstack(fill_value=0)
-    counts = counts.reindex(columns=list(VERDICT_COLORS), fill_value=0)
+    frame = compared.copy()
+    cls = frame["class"] if "class" in frame else pd.Series("", index=frame.index)
+    bad = frame["verdict"] == "not reproduced"
+    frame["bucket"] = frame["verdict"].where(~bad, "not reproduced: " + cls.fillna("").replace("", "open"))
+    colors = {"reproduced": VERDICT_COLORS["reproduced"], "within tolerance": VERDICT_COLORS["within tolerance"]}
+    colors.update({f"not reproduced: {c}": col for c, col in CLASS_COLORS.items()})
+    colors.update({v: VERDICT_COLORS[v] for v in ("not run", "not implemented")})
+    counts = frame.groupby(["source", "table", "bucket"], sort=False).size().unstack(fill_value=0)
+    counts = counts.reindex(columns=list(colors), fill_value=0)
     if order is None:
         sources = list(dict.fromkeys(compared["source"]))
         order = sorted(counts.index, key=lambda st: (sources.index(st[0]), _natural(st[1])))
     counts = counts.reindex([i for i in order if i in counts.index])
     labels = [f"{s} {t}" for s, t in counts.index]
-    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(labels) + 1.3))
+    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(labels) + 1.6))
     left = np.zeros(len(labels))
     y = np.arange(len(labels))[::-1]
-    for verdict, color in VERDICT_COLORS.items():
-        vals = counts[verdict].to_numpy(float)
-        ax.barh(y, vals, left=left, color=color, edgecolor="white", lw=0.6, label=verdict, height=0.75)
+    dark = {"reproduced", "not run", "not reproduced: open", "not reproduced: source-error",
+            "not reproduced: harness-better"}
+    shown = [b for b in colors if counts[b].sum()]
+    for bucket in colors:
+        vals = counts[bucket].to_numpy(float)
+        ax.barh(y, vals, left=left, color=colors[bucket], edgecolor="white", lw=0.6, height=0.75,
+                label=bucket.replace("not reproduced: ", "✗ ") if bucket in shown else None)
         for yy, l0, v in zip(y, left, vals):
             if v:
                 ax.text(l0 + v / 2, yy, str(int(v)), ha="center", va="center", fontsize=6.5,
-                        color="white" if verdict in ("reproduced", "not reproduced", "not run") else "0.2")
+                        color="white" if bucket in dark else "0.2")
         left += vals
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=7)
-    ax.set_xlabel("published numbers", fontsize=7)
+    ax.set_xlabel("published numbers (✗ = not reproduced, by cause class)", fontsize=7)
     ax.tick_params(axis="x", labelsize=7)
     ax.grid(axis="y", visible=False)
     tot = compared["verdict"].value_counts()
     ax.set_title("Verdicts per source table (" + ", ".join(f"{int(tot.get(v, 0))} {v}" for v in VERDICT_COLORS)
                  + ")", fontsize=8)
-    height = 0.32 * len(labels) + 1.3
-    fig.tight_layout(rect=(0, 0.3 / height, 1, 1))
+    height = 0.32 * len(labels) + 1.6
+    fig.tight_layout(rect=(0, 0.6 / height, 1, 1))
     fig.legend(loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=5, fontsize=6.5, frameon=False)
     return fig
 

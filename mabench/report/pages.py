@@ -42,6 +42,10 @@ figcaption{font-size:.8em;color:#555}
 dl.prov{display:grid;grid-template-columns:max-content auto;gap:2px 12px;font-size:.85em}
 dl.prov dt{font-weight:600}dl.prov dd{margin:0;font-family:monospace;word-break:break-all}
 nav a{margin-right:1em}
+.k-open{background:#67001f;color:#fff}.k-source-error{background:#d73027;color:#fff}
+.k-under-specified{background:#f46d43}.k-quoted{background:#fdae61}.k-stochastic{background:#fee090}
+.k-machine{background:#c2a5cf}.k-harness-better{background:#4575b4;color:#fff}
+h4.k-open{padding:2px 6px}p.headline{font-size:1.05em;font-weight:600}
 """
 
 HEAT_MIN_ROWS = 20  # tables with at least this many numbers also get a per-cell Δ heat map
@@ -100,17 +104,42 @@ def _evidence(row) -> str:
     return "; ".join(parts)
 
 
+def _item_html(row) -> str:
+    cause = row["cause"] or row["note"] or "no known cause recorded (see docs/findings.md)"
+    evidence = f" Evidence: <code>{_esc(row['evidence'])}</code>." if row.get("evidence") else ""
+    return (f"<li><b>{_esc(row['row'])} / {_esc(row['column'])}</b> ({_esc(row['dataset'])}, "
+            f"k = {int(row['k'])}, {_esc(row['metric'])}): {_esc(_evidence(row))}. "
+            f"<i>Cause:</i> {_esc(cause)}{evidence}</li>")
+
+
 def _causes_html(part: pd.DataFrame) -> str:
+    """The numbers not reproduced, grouped by cause class in ``published.CLASSES`` order (open first,
+    each as a question with what was tried)."""
     bad = part[part["verdict"] == "not reproduced"]
     if bad.empty:
         return ""
-    items = []
-    for _, row in bad.iterrows():
-        cause = row["cause"] or row["note"] or "no known cause recorded (see docs/findings.md)"
-        items.append(f"<li><b>{_esc(row['row'])} / {_esc(row['column'])}</b> ({_esc(row['dataset'])}, "
-                     f"k = {int(row['k'])}, {_esc(row['metric'])}): {_esc(_evidence(row))}. "
-                     f"<i>Cause:</i> {_esc(cause)}</li>")
-    return f'<h3>Not reproduced: causes and evidence</h3><ul class="causes">{"".join(items)}</ul>'
+    cls = bad["class"].replace("", "open")
+    out = ['<h3>Not reproduced: causes and evidence, by class</h3>']
+    for c in published.CLASSES:
+        group = bad[cls == c]
+        if group.empty:
+            continue
+        if c == "open":
+            items = "".join(f"<li>{_esc(tables.question(r))}</li>" for _, r in group.iterrows())
+            out.append(f'<h4 class="k-open">open ({len(group)}): questions</h4><ol class="causes" '
+                       f'data-class="open">{items}</ol>')
+        else:
+            items = "".join(_item_html(r) for _, r in group.iterrows())
+            out.append(f'<h4>{_esc(c)} ({len(group)}) — {_esc(tables.CLASS_MEANING[c])}</h4>'
+                       f'<ul class="causes" data-class="{_esc(c)}">{items}</ul>')
+    return "".join(out)
+
+
+def _classes_html(part: pd.DataFrame) -> str:
+    """The numbers not reproduced, counted per cause class."""
+    n = published.class_counts(part)
+    spans = [f'<span class="k-{_esc(c)}">{n[c]} {_esc(c)}</span>' for c in published.CLASSES if n[c]]
+    return f'<p class="counts classes">Not reproduced, by cause class: {"".join(spans)}</p>' if spans else ""
 
 
 def provenance(results: pd.DataFrame) -> dict[str, str]:
@@ -162,13 +191,13 @@ def _source_page(source: str, comp: pd.DataFrame, results: pd.DataFrame, prov: d
             f"<p>Seed document: {seeds_files}. Every number below is printed in the paper and recomputed by "
             "mabench from <code>config/published.csv</code>; verdict rules in <code>docs/published.md</code>, "
             "the evidence behind each known cause in <code>docs/findings.md</code>.</p>",
-            _counts_html(comp)]
+            f'<p class="headline">{_esc(tables.class_summary(comp))}</p>', _counts_html(comp), _classes_html(comp)]
     png = figures.png_bytes(figures.verdict_overview(comp))
     io.write_bytes(fig_dir / f"{source}_verdicts.png", png)
     body.append(_figure_html(png, f"{title}: verdicts per table", f"{source}_verdicts"))
     for table, part in comp.groupby("table", sort=True):
         name = tables.slug(source, table)
-        body.append(f'<h2 id="{_esc(name)}">{_esc(table)}</h2>{_counts_html(part)}')
+        body.append(f'<h2 id="{_esc(name)}">{_esc(table)}</h2>{_counts_html(part)}{_classes_html(part)}')
         for kind, fig, caption in _table_figures(part, results, f"{source} {table}"):
             png = figures.png_bytes(fig)
             io.write_bytes(fig_dir / f"{name}_{kind}.png", png)
@@ -182,17 +211,25 @@ def _source_page(source: str, comp: pd.DataFrame, results: pd.DataFrame, prov: d
 def _index_page(compared: pd.DataFrame, prov: dict, fig_dir: Path) -> str:
     body = ["<h1>mabench reproduction reports</h1>",
             "<p>Every published number in <code>config/published.csv</code>, recomputed by mabench. One page per "
-            "seed paper; verdict rules in <code>docs/published.md</code>.</p>", _counts_html(compared)]
+            "seed paper; verdict rules and cause classes in <code>docs/published.md</code>.</p>",
+            f'<p class="headline">{_esc(tables.class_summary(compared))}</p>', _counts_html(compared),
+            _classes_html(compared)]
+    body.append("<ul>" + "".join(f'<li><span class="k-{_esc(c)}">{_esc(c)}</span> {_esc(tables.CLASS_MEANING[c])}</li>'
+                                 for c in published.CLASSES) + "</ul>")
     png = figures.png_bytes(figures.verdict_overview(compared))
     io.write_bytes(fig_dir / "verdicts.png", png)
-    body.append(_figure_html(png, "Verdicts per source table", "verdicts"))
+    body.append(_figure_html(png, "Verdicts per source table; the numbers not reproduced split by cause class",
+                             "verdicts"))
     rows = []
     for source, part in compared.groupby("source", sort=True):
         counts = part["verdict"].value_counts()
+        n = published.class_counts(part)
         cells = "".join(f'<td class="num">{int(counts.get(v, 0))}</td>' for v in tables.VERDICT_ORDER)
+        cells += "".join(f'<td class="num">{n[c]}</td>' for c in published.CLASSES)
         rows.append(f'<tr><td><a href="{_esc(source)}.html">{_esc(tables.SOURCES.get(source, source))}</a></td>'
                     f"<td>{_esc(', '.join(dict.fromkeys(part['seed_file'])))}</td>{cells}</tr>")
     head = "".join(f"<th>{_esc(v)}</th>" for v in tables.VERDICT_ORDER)
+    head += "".join(f"<th>✗ {_esc(c)}</th>" for c in published.CLASSES)
     body.append(f'<table data-table="index"><thead><tr><th>paper</th><th>seed file</th>{head}</tr></thead>'
                 f'<tbody>{"".join(rows)}</tbody></table>')
     body.append('<p><a href="sdcmicro.html">mabench vs sdcMicro</a>: sdcMicro\'s microaggregation() methods and '

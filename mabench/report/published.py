@@ -10,7 +10,11 @@ the verdict rules and how to add a number are in ``docs/published.md``.
   cannot express; a bad registry raises :class:`RuntimeError`.
 * :func:`compare` matches registry rows to a tidy results table and gives each
   published number a verdict: reproduced, within tolerance, not reproduced,
-  not run or not implemented.
+  not run or not implemented; and every number that is not reproduced a cause
+  class (:data:`CLASSES`): the registry's ``cause_class``, or ``harness-better``
+  where the numbers say so (:func:`harness_better`).
+* :func:`class_problems` lists the non-reproductions whose class is missing or
+  breaks its evidence rule (docs/published.md, "Cause classes").
 """
 
 from __future__ import annotations
@@ -28,10 +32,26 @@ from mabench import resources
 from mabench.plugin import NUMBER as _NUMBER, parse_params
 
 COLUMNS = ["source", "seed_file", "table", "row", "column", "dataset", "dataset_params", "algorithm",
-           "params", "k", "metric", "value", "decimals", "rounding", "rule", "tolerance", "note"]
+           "params", "k", "metric", "value", "decimals", "rounding", "rule", "tolerance", "note", "cause_class",
+           "evidence"]
 KEY = ["source", "table", "row", "column", "dataset", "dataset_params", "k", "metric"]
-ADDED = ["reproduced", "n_draws", "ci_low", "ci_high", "best", "delta", "verdict", "cause"]
+ADDED = ["reproduced", "n_draws", "ci_low", "ci_high", "best", "delta", "verdict", "cause", "class"]
 VERDICTS = ("reproduced", "within tolerance", "not reproduced", "not run", "not implemented")
+
+# Why a published number does not hold: a closed set, each with an evidence rule (docs/published.md,
+# "Cause classes"). `open` first: the only class that may hide a harness defect. The registry names
+# every class but `harness-better`, which compare() decides from the numbers.
+CLASSES = ("open", "source-error", "under-specified", "quoted", "stochastic", "machine", "harness-better")
+REGISTRY_CLASSES = tuple(c for c in CLASSES if c != "harness-better")
+# Metrics that are the objective every microaggregation method minimizes (within-group SSE as a
+# share of the total), and the data sets that are fixed: a lower value there is the method's doing.
+OBJECTIVES = ("il", "il_raw", "il_min")
+FIXED_DATA = ("tarragona", "census", "eia")
+# What a `machine` number may be: a time ratio or an iteration count, or a search run with a budget
+# (restarts) chosen for the machine.
+MACHINE_METRICS = ("improvement", "iterations")
+_FINDINGS = re.compile(r"^docs/findings\.md#[a-z0-9_-]+$")
+_QUOTED = re.compile(r"quoted|copy of|cited in", re.IGNORECASE)
 
 # Two-sided 95 % Student t quantiles t(0.975, df) for df = 1..30; beyond 30 a
 # Cornish-Fisher expansion around the normal quantile is accurate to < 1e-6.
@@ -126,11 +146,40 @@ def _problems(raw: pd.DataFrame) -> list[str]:
             problems.append(f"line {line}: tolerance {row['tolerance']} is narrower than the printed precision")
         if row["rule"] == "relative" and not (row["tolerance"] is not None and 0 < row["tolerance"] < 1):
             problems.append(f"line {line}: a relative row needs a tolerance fraction in (0, 1), e.g. 0.01 for 1 %")
+        problems += [f"line {line}: {msg}" for msg in class_rule(row)]
         key = tuple(str(row[c]) for c in KEY)
         if key in seen:
             problems.append(f"line {line}: duplicates line {seen[key]} ({', '.join(KEY)})")
         seen.setdefault(key, line)
     return problems
+
+
+def class_rule(row: dict) -> list[str]:
+    """What breaks the evidence rule of the row's registry ``cause_class`` (docs/published.md,
+    "Cause classes"); the rules that need results are in :func:`class_problems`."""
+    cls, note, evidence = _text(row.get("cause_class")), _text(row.get("note")), _text(row.get("evidence"))
+    if not cls:
+        return []
+    if cls not in REGISTRY_CLASSES:
+        return [f"cause_class {cls!r} is not one of {', '.join(REGISTRY_CLASSES)} (harness-better is decided "
+                "from the numbers, never written in the registry)"]
+    out = []
+    if not note:
+        out.append(f"cause_class {cls} needs a note saying what causes the miss (or, for open, what was tried)")
+    if cls == "source-error" and not _FINDINGS.match(evidence):
+        out.append("cause_class source-error needs evidence docs/findings.md#<anchor> (the section that "
+                   "shows the contradiction in numbers)")
+    if cls == "stochastic" and row.get("rule") != "draws":
+        out.append("cause_class stochastic is for draws rows (one printed draw judged against the harness's "
+                   "distribution); this row's rule is " + str(row.get("rule")))
+    if cls == "machine" and row.get("metric") not in MACHINE_METRICS and "restarts" not in parse_params(
+            _text(row.get("params"))):
+        out.append(f"cause_class machine is for {', '.join(MACHINE_METRICS)} or a search budget (restarts=); "
+                   f"this row is {row.get('metric')}")
+    if cls == "quoted" and not _QUOTED.search(note):
+        out.append("cause_class quoted needs a note naming where the number is quoted from "
+                   "('quoted by ...', 'copy of ...', 'cited in ...')")
+    return out
 
 
 def load(path=None) -> pd.DataFrame:
@@ -227,8 +276,8 @@ def _metric_values(res: pd.DataFrame, metric: str, hits: list[int]) -> np.ndarra
 
 
 def compare(registry: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
-    """Registry columns plus reproduced, n_draws, ci_low, ci_high, delta, verdict, cause (one row per
-    registry row, same order). See docs/published.md for the matching and verdict rules."""
+    """Registry columns plus reproduced, n_draws, ci_low, ci_high, delta, verdict, cause, class (one row
+    per registry row, same order). See docs/published.md for the matching, verdict and class rules."""
     missing = [c for c in ("algorithm", "dataset", "k") if c not in results.columns]
     if missing:
         raise ValueError(f"results table lacks column(s) {', '.join(missing)}")
@@ -246,7 +295,7 @@ def compare(registry: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     out = []
     for row in registry.to_dict("records"):
         rec = {"reproduced": np.nan, "n_draws": 0, "ci_low": np.nan, "ci_high": np.nan, "best": np.nan,
-               "delta": np.nan, "verdict": "not run", "cause": ""}
+               "delta": np.nan, "verdict": "not run", "cause": "", "class": ""}
         if not _text(row["algorithm"]):
             rec["verdict"] = "not implemented"
             out.append({**row, **rec})
@@ -262,7 +311,77 @@ def compare(registry: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
             rec["best"] = float(np.min(vals))
         if rec["verdict"] == "not reproduced":
             rec["cause"] = _text(row.get("note"))
+            rec["class"] = decide_class(row, rec["reproduced"], rec["verdict"])
         out.append({**row, **rec})
     frame = pd.DataFrame(out, columns=list(registry.columns) + ADDED)
     frame["n_draws"] = frame["n_draws"].astype("int64")
     return frame
+
+
+# ------------------------------------------------------------------ cause classes
+def harness_better(row: dict, reproduced: float, verdict: str) -> bool:
+    """True when a number that is not reproduced is an objective the method minimizes (``OBJECTIVES``)
+    on fixed data (``FIXED_DATA``) and the harness's value is below the printed one: the verdict
+    already says the gap exceeds the tolerance (or the prediction interval of the draws)."""
+    return (verdict == "not reproduced" and row["metric"] in OBJECTIVES and row["dataset"] in FIXED_DATA
+            and reproduced is not None and math.isfinite(float(reproduced))
+            and float(reproduced) < float(Decimal(str(row["value"]))))
+
+
+def decide_class(row: dict, reproduced: float, verdict: str) -> str:
+    """The cause class of a number that is not reproduced: a proven ``source-error`` stays one (being
+    below a wrong number says nothing about the harness); otherwise ``harness-better`` where the
+    numbers say so; otherwise the registry's class ("" when it has none)."""
+    registry = _text(row.get("cause_class"))
+    if verdict != "not reproduced":
+        return ""
+    if registry != "source-error" and harness_better(row, reproduced, verdict):
+        return "harness-better"
+    return registry
+
+
+def class_counts(compared: pd.DataFrame) -> dict[str, int]:
+    """Numbers not reproduced per cause class, in ``CLASSES`` order; a missing class counts as open
+    (nothing explains it) and is also what :func:`class_problems` reports."""
+    bad = compared[compared["verdict"] == "not reproduced"]
+    cls = bad["class"].replace("", "open") if len(bad) else bad.get("class", pd.Series(dtype=str))
+    return {c: int((cls == c).sum()) for c in CLASSES}
+
+
+def findings_anchors(text: str) -> set[str]:
+    """The anchors of a markdown page's headings, as GitHub renders them (lower case, punctuation
+    dropped, spaces to hyphens)."""
+    out = set()
+    for line in text.splitlines():
+        m = re.match(r"^#{1,6}\s+(.*?)\s*$", line)
+        if m:
+            slug = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+            out.add(slug)
+    return out
+
+
+def class_problems(compared: pd.DataFrame, anchors: set[str] | None = None) -> list[str]:
+    """Every non-reproduction without a class or with a class whose evidence rule it breaks: the
+    registry rules (:func:`class_rule`), ``harness-better`` exactly where :func:`harness_better`
+    holds, and (given the anchors of docs/findings.md) a ``source-error`` evidence that exists."""
+    out = []
+    for row in compared[compared["verdict"] == "not reproduced"].to_dict("records"):
+        where = f"{row['source']} {row['table']} {row['row']} / {row['column']} (k = {row['k']}, {row['metric']})"
+        cls = _text(row.get("class"))
+        better = (harness_better(row, row["reproduced"], row["verdict"])
+                  and _text(row.get("cause_class")) != "source-error")
+        if not cls:
+            out.append(f"{where}: no cause class")
+            continue
+        if better != (cls == "harness-better"):
+            out.append(f"{where}: class {cls} but the numbers say {'harness-better' if better else 'not harness-better'} "
+                       f"(published {row['value']}, reproduced {row['reproduced']})")
+        if cls != "harness-better":
+            if cls != _text(row.get("cause_class")):
+                out.append(f"{where}: class {cls} is not the registry's {_text(row.get('cause_class'))!r}")
+            out += [f"{where}: {msg}" for msg in class_rule(row)]
+        if anchors is not None and cls == "source-error":
+            anchor = _text(row.get("evidence")).partition("#")[2]
+            if anchor not in anchors:
+                out.append(f"{where}: evidence {row.get('evidence')!r} is not a heading of docs/findings.md")
+    return out

@@ -275,7 +275,8 @@ def test_t975(df):
 def reg_row(**kw) -> dict:
     row = dict(source="ps2010", seed_file=SEED_FILES["ps2010"], table="Table X", row="r", column="c",
                dataset="census", dataset_params="", algorithm="mdav", params="tail=3k", k=3, metric="il",
-               value="5.692", decimals=3, rounding="round", rule="exact", tolerance=0.01, note="")
+               value="5.692", decimals=3, rounding="round", rule="exact", tolerance=0.01, note="",
+               cause_class="", evidence="")
     row.update(kw)
     if "decimals" not in kw:
         row["decimals"] = len(row["value"].split(".")[1]) if "." in row["value"] else 0

@@ -89,3 +89,12 @@ def test_cbfs_with_group_tail_reproduces_the_thesis_mdav_column(compared):
 def test_textbook_mdav_matches_the_checksum_values_of_the_data_readme(dataset, k, il):
     record = runner.run_cell("mdav", dataset, k).record
     assert abs(record["il"] - il) <= 5e-5
+
+
+def test_every_number_that_does_not_hold_has_a_class_that_meets_its_rule(compared):
+    from support import ROOT
+
+    anchors = published.findings_anchors((ROOT / "docs" / "findings.md").read_text())
+    assert published.class_problems(compared, anchors) == []
+    bad = compared[compared["verdict"] == "not reproduced"]
+    assert (bad["class"] != "").all()
