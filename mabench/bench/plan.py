@@ -193,6 +193,36 @@ def schema_path() -> Path:
     return resources.source_root() / SCHEMA
 
 
+def resolve_extends(config: dict, folder: Path) -> dict:
+    """A configuration with ``extends: BASE.yaml`` (a file in ``folder``) is that base with this
+    file's keys laid over it: entries of ``algorithms`` and ``datasets`` are added or replaced by id,
+    every other key replaced. So a configuration that runs more (``config/full.yaml``) names only what
+    it adds to the default instead of copying it."""
+    name = config.get("extends")
+    if not name:
+        return config
+    path = Path(folder) / str(name)
+    try:
+        base = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise UserError(f"extends: {str(path)!r} does not exist; name a configuration file beside this one") from None
+    except (yaml.YAMLError, UnicodeDecodeError):
+        raise UserError(f"extends: {str(path)!r} is not valid YAML") from None
+    if not isinstance(base, dict):
+        raise UserError(f"extends: {str(path)!r} is not a mapping of configuration keys")
+    if base.get("extends"):
+        raise UserError(f"extends: {str(path)!r} extends another file in turn; extend the base configuration directly")
+    merged = dict(base)
+    for key, value in config.items():
+        if key == "extends":
+            continue
+        if key in ("algorithms", "datasets") and isinstance(value, dict):
+            merged[key] = {**(base.get(key) or {}), **value}
+        else:
+            merged[key] = value
+    return merged
+
+
 def load_config(path: str | Path | None = None) -> dict:
     """A configuration file read and validated against the workflow's schema, defaults filled in
     (what Snakemake's ``validate`` does), for commands that build a plan outside Snakemake."""
@@ -205,6 +235,7 @@ def load_config(path: str | Path | None = None) -> dict:
         raise UserError(f"config {str(path)!r} is not valid YAML") from None
     if not isinstance(config, dict):
         raise UserError(f"config {str(path)!r} is not a mapping of configuration keys; see config/README.md")
+    config = resolve_extends(config, path.parent)
     schema_file = schema_path()
     if schema_file.exists():
         import jsonschema

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from mabench import discovery
+from mabench.bench import plan
 from mabench.plugin import parse_params
 from mabench.report import published
 from support import ROOT
@@ -26,22 +27,19 @@ def _spec(spec: str) -> tuple[str, dict]:
 
 
 def planned(config_path) -> list[tuple[str, dict, str, dict, int]]:
-    """(dataset, resolved dataset params, algorithm, resolved params, k) of every planned cell."""
-    cfg = yaml.safe_load(config_path.read_text())
+    """(dataset, resolved dataset params, algorithm, resolved params, k) of every cell of the plan."""
+    the_plan = plan.build(plan.load_config(config_path))
     gens, algos = discovery.generators(), discovery.algorithms()
-    everywhere = [a for a, e in cfg["algorithms"].items() if e.get("on_every_dataset", True)]
     out = []
-    for entry in cfg["datasets"].values():
-        name, dparams = _spec(entry["spec"])
+    for ds_id, algo_id in the_plan.batches:
+        name, dparams = _spec(the_plan.datasets[ds_id].spec)
         if name in gens:
             dparams = {**gens[name].resolve({k: v for k, v in dparams.items() if k not in ("columns", "drop")}),
                        **{k: v for k, v in dparams.items() if k in ("columns", "drop")}}
-        for algo_id in entry.get("algorithms", everywhere):
-            a = cfg["algorithms"][algo_id]
-            params = algos[a["algorithm"]].resolve(dict(a.get("params", {})))
-            for k in entry.get("k", cfg["k"]):
-                if "k" not in a or k in a["k"]:
-                    out.append((name, dparams, a["algorithm"], params, int(k)))
+        a = the_plan.algorithms[algo_id]
+        params = algos[a.algorithm].resolve(dict(a.params))
+        for k in the_plan.algo_ks(ds_id, algo_id):
+            out.append((name, dparams, a.algorithm, params, int(k)))
     return out
 
 
@@ -83,8 +81,8 @@ def test_the_default_leaves_out_only_the_long_cells(left_out):
 
 
 def test_full_is_the_default_plus_the_left_out_cells():
-    default = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    full = yaml.safe_load((ROOT / "config" / "full.yaml").read_text())
+    default = plan.load_config(ROOT / "config" / "config.yaml")
+    full = plan.load_config(ROOT / "config" / "full.yaml")
     assert set(default["algorithms"]) <= set(full["algorithms"])
     assert all(full["algorithms"][a] == e for a, e in default["algorithms"].items())
     assert set(default["datasets"]) == set(full["datasets"])

@@ -95,3 +95,22 @@ def test_larger_jobs_come_first(default_plan):
                 assert a.priority > b.priority, (a.name, b.name)
     big = max(jobs, key=lambda j: work[j.name])
     assert default_plan.prepare_priority(big.dataset_id) == big.priority
+
+
+def test_extends_lays_a_configuration_over_another(tmp_path):
+    (tmp_path / "base.yaml").write_text(
+        "k: [3]\nalgorithms: {a: {algorithm: mdav}, b: {algorithm: cbfs}}\n"
+        "datasets: {t: {spec: tarragona}, e: {spec: eia, algorithms: [a]}}\n")
+    (tmp_path / "more.yaml").write_text(
+        "extends: base.yaml\nk: [3, 4]\nalgorithms: {c: {algorithm: md}}\n"
+        "datasets: {e: {spec: eia, algorithms: [a, c]}, u: {spec: 'uniform[n=30]'}}\n")
+    cfg = plan.load_config(tmp_path / "more.yaml")
+    assert "extends" not in cfg and cfg["k"] == [3, 4]
+    assert list(cfg["algorithms"]) == ["a", "b", "c"]
+    assert list(cfg["datasets"]) == ["t", "e", "u"] and cfg["datasets"]["e"]["algorithms"] == ["a", "c"]
+    (tmp_path / "loop.yaml").write_text("extends: more.yaml\n")
+    with pytest.raises(UserError, match="extends another file"):
+        plan.load_config(tmp_path / "loop.yaml")
+    (tmp_path / "gone.yaml").write_text("extends: nope.yaml\n")
+    with pytest.raises(UserError, match="does not exist"):
+        plan.load_config(tmp_path / "gone.yaml")

@@ -19,6 +19,10 @@ from snakemake.utils import validate
 from mabench.bench import plan as mabench_plan
 
 
+if config.get("extends"):  # a configuration that names only what it adds to another (config/full.yaml)
+    _merged = mabench_plan.resolve_extends(dict(config), os.path.dirname(os.path.abspath(workflow.configfiles[-1])))
+    config.clear()
+    config.update(_merged)
 validate(config, "../schemas/config.schema.yaml")
 try:
     PLAN = mabench_plan.build(config)
