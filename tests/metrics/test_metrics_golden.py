@@ -33,7 +33,7 @@ from mabench.data.standardize import zscore
 from support import ROOT
 
 KEYS = ["AFNLWGT", "AGI", "EMCONTRB", "PTOTVAL", "PEARNVAL", "FICA", "WSALVAL"]  # Var1,2,3,5,10,11,12
-THESIS_PARAMS = {"tail": "group", "centroid": "remaining"}
+THESIS_PARAMS = discovery.algorithms()["cbfs"].resolve({"tail": "group", "centroid": "remaining"})
 
 G_IL_SPEC = {3: 28.60868, 4: 33.25434, 5: 38.67247}
 G_IL_THESIS = {3: 28.610, 4: 33.254, 5: 38.672}
