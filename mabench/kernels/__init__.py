@@ -20,7 +20,8 @@
 * :mod:`.pairs` — the compact (CSR) list of record pairs closer than a threshold (OMMA's similarity list);
 * :mod:`.swap` — fixed-size groups under one-for-one swaps with O(d) SSE deltas (OMMA's migrations);
 * :mod:`.kdtree` — a static k-d tree with deletions: the remaining record of smallest summed squared
-  distance to a group (IAMAT's growth step), exact and sub-linear per query.
+  distance to a group (IAMAT's growth step) and the k nearest to a point (the tree kernels of the
+  MDAV family and CBFS), exact and sub-linear per query.
 * :mod:`.ward` — Ward merging under a minimum group size (the k-Ward family: kW, kWD, kWR).
 
 Algorithm plugins import what they need from here (``from mabench import kernels as K``).
