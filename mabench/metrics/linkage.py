@@ -134,13 +134,29 @@ def _count_linked(Z, C, starts, members, ties, i1, i2, d2):
     return out
 
 
-def linked_per_group(Z, C, starts, members, ties):
+TREE_MIN_WORK = 50_000_000  # distance terms (queries × records × columns) from which the k-d tree answers
+SEARCHES = ("auto", "tree", "scan")
+
+
+def use_tree(g: int, n: int, d: int, search: str = "auto") -> bool:
+    """``scan``: the streaming pass (g·n·d); ``tree``: mabench.kernels.knn_tree; ``auto``: the tree once
+    the pass would cost TREE_MIN_WORK terms. Both give the same answer bit for bit."""
+    if search == "auto":
+        return g * n * d >= TREE_MIN_WORK
+    return search == "tree"
+
+
+def linked_per_group(Z, C, starts, members, ties, search: str = "auto"):
     """Linked records of each group: members of group q checked against C[q]'s nearest two.
 
     ``members[starts[q]:starts[q+1]]`` are the record indices of group q (any order).
     """
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)
+    if use_tree(C.shape[0], Z.shape[0], Z.shape[1], search):
+        from mabench.kernels.knn_tree import linked_per_group_tree
+
+        return linked_per_group_tree(Z, C, starts, members, ties)
     i1, _, i2, d2 = nearest_two(Z, C)
     return _count_linked(Z, C, starts, members, ties, i1, i2, d2)
 
