@@ -20,13 +20,15 @@ its k-1 nearest remaining records form a group.
   set throughout (the P-S wording "current centroid of the dataset" allows both).
 
 Ties go to the lowest record index; distances are Euclidean on z-scores.
+
+Scaling: time O(n²·d/k) (a pass per group; a k-d tree for the k nearest at large n, low d); memory O(n·d).
 """
 
 import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, linear_bytes
 
 
 @njit(cache=True)
@@ -76,6 +78,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="cbfs",
+    time="O(n²·d/k) (a pass per group; a k-d tree for the k nearest at large n, low d)",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="CBFS (centroid-based fixed size; the thesis's 'MDAV' with tail=group)",
     citation="004_d1273daa16c98592.txt §IV (CBFS); 001_26cfb99743cbb1f3.txt Ch. 4 §4.5 and Ch. 5 §5.4 "
     "(the MDAV baseline); docs/algorithms/cbfs.md",

@@ -24,10 +24,12 @@ ties go to the lowest record index; s is taken before r's group is removed
 (if every remaining record is equidistant from r and s lands in r's group,
 the farthest survivor is used); leftovers see centroids frozen before any of
 them is added.
+
+Scaling: time O(n²·d/k) (reference scan kernel: farthest and k nearest by passes); memory O(n·d).
 """
 
 from mabench import kernels
-from mabench.plugin import SCALES, Algorithm, Param
+from mabench.plugin import SCALES, Algorithm, Param, linear_bytes
 
 _TAILS = {"3k": kernels.TAIL_3K, "2k": kernels.TAIL_2K}
 
@@ -38,6 +40,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="mdav",
+    time="O(n²·d/k) (reference scan kernel: farthest and k nearest by passes)",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="MDAV (MDAV-generic; 2k-tail variant by parameter)",
     citation="004_d1273daa16c98592.txt §IV (MDAV); 002_81f9d5b914b1df78.txt §3 (MDAV); "
     "docs/algorithms/mdav.md",

@@ -11,10 +11,12 @@ one group of k around the record farthest from their centroid (instead of
 the group with the nearest centroid (centroids frozen before the leftovers
 are added; sequential updating gave identical results on every published
 cell). Ties go to the lowest record index.
+
+Scaling: time O(n²·d/k) (MDAV's passes); memory O(n·d).
 """
 
 from mabench import kernels
-from mabench.plugin import Algorithm
+from mabench.plugin import Algorithm, linear_bytes
 
 
 def run(Z, k, params, rng):
@@ -23,6 +25,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="mdav1",
+    time="O(n²·d/k) (MDAV's passes)",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="MDAV-1 (Lin et al. 2010)",
     citation="004_d1273daa16c98592.txt §IV (MDAV-1), Tables I–III; docs/algorithms/mdav.md",
     run=run,

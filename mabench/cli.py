@@ -82,6 +82,8 @@ def cmd_list(args) -> None:
         for name, algo in sorted(discovery.algorithms().items()):
             params = ", ".join(f"{p}={v.default}" for p, v in algo.params.items())
             print(f"{name}\t{algo.title}\t{params}\t{algo.citation}")
+            if getattr(args, "long", False):
+                print(f"  time: {algo.time or 'not declared'}\n  memory: {algo.memory or 'not declared'}")
     else:
         from mabench.data import fetch
 
@@ -306,6 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("list", help="list algorithms or data sets")
     s.add_argument("what", choices=["algorithms", "datasets"])
+    s.add_argument("--long", action="store_true", help="algorithms: also how time and memory grow with n")
     s.set_defaults(func=cmd_list)
 
     s = sub.add_parser("run", help="run one algorithm on one data set; print JSON")

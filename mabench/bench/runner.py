@@ -21,7 +21,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from mabench import data, discovery, partition
+from mabench import data, discovery, memory, partition
 from mabench.bench import threads
 from mabench.plugin import format_params, split_output
 from mabench.errors import UserError
@@ -99,6 +99,8 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
     too_big = [k for k in ks if k > n]
     if too_big:
         raise UserError(f"data set {ds.spec} has n={n} records, fewer than k={too_big[0]}; choose k <= {n}")
+    for k in ks:  # before standardizing or compiling anything: a run that cannot fit never starts
+        memory.check(algo, n, d, k, resolved)
     z = zscore(ds.values, ds.columns)
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     x_in = algorithm_input(algo, resolved, ds.values, z)
@@ -163,6 +165,8 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     ds = data.load(dataset, seed)
     n = ds.values.shape[0]
     labels = partition.read_labels(partition_path, n, k)
+    for k in ks:  # before standardizing or compiling anything: a run that cannot fit never starts
+        memory.check(algo, n, d, k, resolved)
     z = zscore(ds.values, ds.columns)
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options)
