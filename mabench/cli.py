@@ -107,8 +107,16 @@ def cmd_run(args) -> None:
     ks = parse_ks(args.k)
     if args.out and len(ks) > 1 and "{k}" not in args.out:
         raise UserError(f"--out {args.out!r} with several k values must contain {{k}}, e.g. --out part_k{{k}}.csv")
-    results = list(run_cells(args.algorithm, args.dataset, ks, args.seed, _params(args.param), metrics,
-                             _options(args.option)))
+    from mabench.bench.progress import Progress
+
+    if args.progress is not None and not args.progress > 0:
+        raise UserError(f"--progress {args.progress} must be a positive number of seconds, e.g. --progress 10")
+    progress = Progress.for_cli(args.progress)
+    try:
+        results = list(run_cells(args.algorithm, args.dataset, ks, args.seed, _params(args.param), metrics,
+                                 _options(args.option), progress))
+    finally:
+        progress.close()
     lines = [_json(r.record) for r in results]  # one line per cell, printed once every file is written
     with io.outputs() as out:  # every file or none
         if args.out:
@@ -321,6 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--option", action="append", metavar="NAME=VALUE", help="metric option (JSON value)")
     s.add_argument("--out", help="write the partition as CSV (header `group`); with several k, a path with {k}")
     s.add_argument("--json-out", help="also write the JSON records (one line per k) to this file")
+    s.add_argument("--progress", type=float, nargs="?", const=10.0, metavar="SECONDS",
+                   help="plain progress lines on stderr: one per finished phase and a heartbeat every SECONDS "
+                        "(default 10); without it a terminal shows a live status line once a run passes 3 s")
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("evaluate", help="compute metrics of a partition; print JSON")

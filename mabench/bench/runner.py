@@ -23,6 +23,7 @@ import numpy as np
 
 from mabench import data, discovery, memory, partition
 from mabench.bench import threads
+from mabench.bench.progress import NULL, Progress
 from mabench.plugin import format_params, split_output
 from mabench.errors import UserError
 from mabench.metrics import EvalContext, applicable, evaluate
@@ -86,37 +87,49 @@ def parse_ks(text: str) -> list[int]:
 
 
 def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, params: dict | None = None,
-              metrics=("il",), metric_options: dict | None = None) -> Iterator[CellResult]:
-    """Every k of one (algorithm, data set draw) in one process; cells are yielded as they finish."""
+              metrics=("il",), metric_options: dict | None = None,
+              progress: Progress | None = None) -> Iterator[CellResult]:
+    """Every k of one (algorithm, data set draw) in one process; cells are yielded as they finish.
+
+    ``progress`` (mabench.bench.progress) reports the phases on stderr; default silent."""
+    progress = progress or NULL
     algo = discovery.algorithm(algorithm)
     resolved = algo.resolve(params or {})
     ks = [partition.check_k(k) for k in ks]
     if not ks:
         raise UserError("no k given; give e.g. -k 3 or -k 3,4,5,10")
     seed = check_seed(seed)
+    progress.start(f"loading {dataset}")
     ds = data.load(dataset, seed)
+    progress.end()
     n, d = ds.values.shape
     too_big = [k for k in ks if k > n]
     if too_big:
         raise UserError(f"data set {ds.spec} has n={n} records, fewer than k={too_big[0]}; choose k <= {n}")
     for k in ks:  # before standardizing or compiling anything: a run that cannot fit never starts
         memory.check(algo, n, d, k, resolved)
+    progress.start(f"standardizing {n} x {d}")
     z = zscore(ds.values, ds.columns)
+    progress.end()
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     x_in = algorithm_input(algo, resolved, ds.values, z)
+    progress.start(f"compiling {algo.name}")
     _warm_up(algo, min(ks), d, resolved)
+    progress.end()
     for k in ks:
-        yield _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in)
+        yield _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in, progress)
 
 
-def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None) -> CellResult:
+def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, progress: Progress = NULL) -> CellResult:
     n, d = z.shape
     x_in = z if x_in is None else x_in
     rng = rng_for(seed, f"algorithm:{algo.name}")
     n_threads = threads.adapt()
+    progress.start(f"{algo.name} k={k} on {n} records")
     start = time.perf_counter()
     out = call_run(algo, x_in, k, resolved, rng, raw=np.ascontiguousarray(ds.values, dtype=np.float64))
     seconds = time.perf_counter() - start
+    progress.end()
     labels, info = split_output(out)
     sizes = partition.check(labels, n, k, algo.max_group_size(k, resolved), who=algo.name)
 
@@ -127,7 +140,11 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None) -> CellRe
 
     ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun)
     start = time.perf_counter()
-    values = evaluate(ctx, metrics)
+    values = {}
+    for i, name in enumerate(metrics):  # one at a time, so a long one is named while it runs
+        progress.start(f"k={k} metric {name} ({i + 1} of {len(metrics)})")
+        values.update(evaluate(ctx, [name]))
+        progress.end()
     metric_seconds = time.perf_counter() - start
     record = {
         "algorithm": algo.name,
@@ -162,12 +179,16 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     """Metrics of a given partition; ``metrics=None`` means every metric that applies to the data set."""
     k = 1 if k is None else partition.check_k(k)
     seed = check_seed(seed)
+    progress.start(f"loading {dataset}")
     ds = data.load(dataset, seed)
+    progress.end()
     n = ds.values.shape[0]
     labels = partition.read_labels(partition_path, n, k)
     for k in ks:  # before standardizing or compiling anything: a run that cannot fit never starts
         memory.check(algo, n, d, k, resolved)
+    progress.start(f"standardizing {n} x {d}")
     z = zscore(ds.values, ds.columns)
+    progress.end()
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options)
     if metrics is None:
