@@ -179,16 +179,10 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     """Metrics of a given partition; ``metrics=None`` means every metric that applies to the data set."""
     k = 1 if k is None else partition.check_k(k)
     seed = check_seed(seed)
-    progress.start(f"loading {dataset}")
     ds = data.load(dataset, seed)
-    progress.end()
     n = ds.values.shape[0]
     labels = partition.read_labels(partition_path, n, k)
-    for k in ks:  # before standardizing or compiling anything: a run that cannot fit never starts
-        memory.check(algo, n, d, k, resolved)
-    progress.start(f"standardizing {n} x {d}")
     z = zscore(ds.values, ds.columns)
-    progress.end()
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options)
     if metrics is None:
