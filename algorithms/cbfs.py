@@ -23,10 +23,12 @@ variant: 001_26cfb99743cbb1f3.txt Ch. 4 §4.5, Ch. 5 §5.4; docs/findings.md).
   pass per question (``scan``, O(n²·d)) or a k-d tree (``tree``); the partition is the same.
 
 Ties go to the lowest record index; distances are Euclidean on z-scores.
+
+Scaling: time O(n²·d/k) (a pass per group; a k-d tree for the k nearest at large n, low d); memory O(n·d).
 """
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, linear_bytes
 
 
 def run(Z, k, params, rng):
@@ -35,6 +37,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="cbfs",
+    time="O(n²·d/k) (a pass per group; a k-d tree for the k nearest at large n, low d)",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="CBFS (centroid-based fixed size; the thesis's 'MDAV' with tail=group)",
     citation="004_d1273daa16c98592.txt §IV (CBFS); 001_26cfb99743cbb1f3.txt Ch. 4 §4.5 and Ch. 5 §5.4 "
     "(the MDAV baseline); docs/algorithms/cbfs.md",

@@ -25,10 +25,12 @@ DBA-1 values; the default is the closer one, see docs/algorithms/tfrp_dba.md):
   full recomputation);
   ``density=once``: computed once on all records.
 * ties (equal density, equal distance) go to the lowest record index.
+
+Scaling: time O(n²·d) (k-densities of the remaining records by passes); memory O(n·d).
 """
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, linear_bytes
 
 
 def run(Z, k, params, rng):
@@ -37,6 +39,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="dba1",
+    time="O(n²·d) (k-densities of the remaining records by passes)",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="DBA-1 (density-based, first stage)",
     citation="004_d1273daa16c98592.txt §IV (DBA); 002_81f9d5b914b1df78.txt §2 (DBA); docs/algorithms/tfrp_dba.md",
     run=run,

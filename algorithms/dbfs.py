@@ -19,13 +19,15 @@ docs/algorithms/tfrp_dba.md. No seed publishes DBFS numbers.
 
 The most distant pair is exact (``kernels.most_distant_pair``); r is the
 lower-indexed record of the pair; ties go to the lowest index.
+
+Scaling: time O(n²·d) and up (MD's most distant pair with upper bounds; naive O(n³·d/k)); memory O(n·d).
 """
 
 import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, linear_bytes
 
 
 @njit(cache=True)
@@ -66,6 +68,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="dbfs",
+    time="O(n²·d) and up (MD's most distant pair with upper bounds; naive O(n³·d/k))",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="DBFS (diameter-based fixed size)",
     citation="004_d1273daa16c98592.txt §IV (DBFS); docs/algorithms/tfrp_dba.md",
     run=run,

@@ -38,6 +38,8 @@ i < j, ';'-separated), ``ranking`` (variable:degree, best first), ``subsets`` (e
 tied possibility, ';'-separated), ``il_subsets`` (their IL), ``chosen``; in
 exhaustive mode ``n_subsets``, ``il_min``, ``il_max``, ``il_avg``, ``argmin``,
 ``argmax``.
+
+Scaling: time O(n·d²) tables + one MAT run (O(n²·d/k)) per possibility; memory O(n·d).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ import itertools
 import numpy as np
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, linear_bytes
 from mabench.errors import UserError
 
 MATS = ("cbfs_fixed", "cbfs", "mdav")
@@ -225,6 +227,9 @@ def run(Z, k, params, rng, raw=None):
 
 ALGORITHM = Algorithm(
     name="emad",
+    time="O(n·d²) tables + one MAT run (O(n²·d/k)) per possibility",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="EMAD (dependence-tree variable selection, then MDAV)",
     citation="001_26cfb99743cbb1f3.txt Ch. 6 §6.2-6.3 (Algorithm 13); docs/algorithms/emad.md",
     run=run,

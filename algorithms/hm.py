@@ -14,12 +14,14 @@ The kernel is shared with ``mhm`` (``mabench.kernels.hm``).
 Choices: on equal-cost paths the smallest last group wins (see the kernel).
 Multi-column data are refused: select one column (``tarragona[columns=3]``),
 or use ``mhm`` for the multivariate heuristic.
+
+Scaling: time O(n log n + n·k) (univariate, exact); memory O(n).
 """
 
 import numpy as np
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm
+from mabench.plugin import Algorithm, linear_bytes
 from mabench.errors import UserError
 
 
@@ -37,6 +39,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="hm",
+    time="O(n log n + n·k) (univariate, exact)",
+    memory="O(n)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="HM (optimal univariate Hansen-Mukherjee; one column only)",
     citation="004_d1273daa16c98592.txt §IV (HM, ref. [11]); docs/algorithms/hm_mst.md §1",
     run=run,

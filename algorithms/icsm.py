@@ -26,11 +26,13 @@ Choices where the paper is ambiguous (each a parameter):
   with records of their ``neighbours`` nearest groups, so sizes stay valid) of the best
   partition so far, each re-improved; ``budget`` seconds optionally bounds the time
   (``restarts=0`` with a budget = restarts until the budget is spent).
+
+Scaling: time O(n²·d/k) per ComplexHeuristic (records × groups), rounds until no improvement; init's cost; memory O(n²/k) (the n × g table u·ḡ of ComplexHeuristic).
 """
 
 from mabench import discovery
 from mabench.kernels import search
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, linear_bytes
 
 
 def run(Z, k, params, rng):
@@ -60,6 +62,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="icsm",
+    time="O(n²·d/k) per ComplexHeuristic (records × groups), rounds until no improvement; init's cost",
+    memory="O(n²/k) (the n × g table u·ḡ of ComplexHeuristic)",
+    memory_bytes=lambda n, d, k, p: 8 * n * (-(-n // k)) + linear_bytes(n, d),
     title="ICSM (MDAV + SimpleHeuristic / Tour2Assignment / ComplexHeuristic local search)",
     citation="003_58f0e37d459aa4df.txt §4.1 (Algorithms 2-4), §4.2 (Algorithm 5), §5.3 (Table 4); docs/algorithms/icsm.md",
     run=run,

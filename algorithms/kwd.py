@@ -17,9 +17,11 @@ only (upper triangle); ``projection`` as for ``kw``.
 Speed: candidates live in a heap, so a merge costs O(log n) plus the
 candidates it invalidates, against kW's O(n) per merge here (O(n²) in the
 thesis's implementation): one power of n less, as in the thesis.
+
+Scaling: time O(n log n) (univariate, heap of diagonal candidates); memory O(n).
 """
 
-from mabench.plugin import Algorithm
+from mabench.plugin import Algorithm, linear_bytes
 from mabench.kernels.kward import PROJECTION, run_univariate
 
 
@@ -29,6 +31,9 @@ def run(Z, k, params, rng, raw=None):
 
 ALGORITHM = Algorithm(
     name="kwd",
+    time="O(n log n) (univariate, heap of diagonal candidates)",
+    memory="O(n)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="kWD (k-Ward Diagonal)",
     citation="001_26cfb99743cbb1f3.txt Ch. 3 §3.4.1 (Algorithm 3); docs/algorithms/kward.md",
     run=run,

@@ -7,9 +7,11 @@ Pseudocode, choices and evidence: docs/algorithms/kward.md.
 Same recursion, threshold, split rule and run-record fields as ``kwr``
 (``theta=`` a number or ``dynamic``; J = 2, equal-count halves); the leaves
 are micro-aggregated by kWD instead of kW.
+
+Scaling: time O(n log n) (recursive halves, kWD on each leaf); memory O(n).
 """
 
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, linear_bytes
 from mabench.kernels.kward import PROJECTION, run_univariate
 
 
@@ -19,6 +21,9 @@ def run(Z, k, params, rng, raw=None):
 
 ALGORITHM = Algorithm(
     name="kwdr",
+    time="O(n log n) (recursive halves, kWD on each leaf)",
+    memory="O(n)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="kWDR (recursive k-Ward Diagonal, J = 2)",
     citation="001_26cfb99743cbb1f3.txt Ch. 3 §3.4.3; docs/algorithms/kward.md",
     run=run,

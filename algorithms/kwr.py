@@ -19,9 +19,11 @@ Choices where the thesis is silent or garbled:
 * a constant set (SST = 0) is a leaf;
 * the run record gets ``splits`` (number of splitting calls) and
   ``structure`` ("(" + children + ")" for a split, "()" for a leaf).
+
+Scaling: time O(n²) worst (kW on the largest leaf of the recursion); memory O(n).
 """
 
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, linear_bytes
 from mabench.kernels.kward import PROJECTION, run_univariate
 
 
@@ -36,6 +38,9 @@ PARAMS = {
 
 ALGORITHM = Algorithm(
     name="kwr",
+    time="O(n²) worst (kW on the largest leaf of the recursion)",
+    memory="O(n)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="kWR (recursive k-Ward, J = 2)",
     citation="001_26cfb99743cbb1f3.txt Ch. 3 §3.4.2 (Algorithm 4); docs/algorithms/kward.md",
     run=run,

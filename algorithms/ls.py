@@ -8,11 +8,13 @@ the migrations and exchanges of ICSM's SimpleHeuristic (003_58f0e37d459aa4df.txt
 Eqs. 3–6) applied one at a time. Restarts follow ICSM §5.3 (Table 4): perturb up to
 ``perturb`` records of the best partition, descend again, keep the better partition.
 Group sizes stay in [k, 2k−1]. Details: docs/algorithms/icsm.md.
+
+Scaling: time O(n·h·k·d) per sweep (h = neighbours), sweeps until no improvement, × restarts; plus init's cost; memory O(n·d).
 """
 
 from mabench import discovery
 from mabench.kernels import search
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, linear_bytes
 
 
 def run(Z, k, params, rng):
@@ -38,6 +40,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="ls",
+    time="O(n·h·k·d) per sweep (h = neighbours), sweeps until no improvement, × restarts; plus init's cost",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="Move/swap local search with perturbation restarts (baseline improver)",
     citation="003_58f0e37d459aa4df.txt §4.1 (exchange and migration constraints), §5.3 (Table 4 restarts); docs/algorithms/icsm.md",
     run=run,

@@ -19,13 +19,15 @@ Speed: the naive method is O(n³). The most distant pair comes from
 ``kernels.most_distant_pair`` (each record keeps its farthest remaining
 partners; exhausted lists are upper bounds, recomputed lazily; exact, the
 same result as the naive scan).
+
+Scaling: time O(n²·d) and up (most distant pair kept with upper bounds; naive O(n³·d/k)); memory O(n·d).
 """
 
 import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm
+from mabench.plugin import Algorithm, linear_bytes
 
 
 @njit(cache=True)
@@ -61,6 +63,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="md",
+    time="O(n²·d) and up (most distant pair kept with upper bounds; naive O(n³·d/k))",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="MD (maximum distance)",
     citation="004_d1273daa16c98592.txt §IV (MD); docs/algorithms/md.md",
     run=run,

@@ -12,10 +12,13 @@ the group with the nearest centroid (centroids frozen before the leftovers
 are added; sequential updating gave identical results on every published
 cell). Ties go to the lowest record index. ``index`` (scan | tree | auto) only chooses how the
 farthest and nearest records are found; the partition is the same (kernels/mdav.py).
+
+Scaling: time O(n²·d/k) with ``index=scan`` (MDAV's passes), sub-quadratic with the k-d tree at low d;
+memory O(n·d).
 """
 
 from mabench import kernels
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, linear_bytes
 
 
 def run(Z, k, params, rng):
@@ -24,6 +27,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="mdav1",
+    time="O(n²·d/k) (MDAV's passes)",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="MDAV-1 (Lin et al. 2010)",
     citation="004_d1273daa16c98592.txt §IV (MDAV-1), Tables I–III; docs/algorithms/mdav.md",
     run=run,

@@ -16,10 +16,12 @@ for MDAV-2 the forward order reproduces Tarragona k=4 to all 8 published
 decimals (19.01314997) and puts 8 of the 12 cells within 0.01, against 7 and
 no exact cell for ``order=reverse`` (docs/algorithms/tfrp_dba.md). No reading
 tried reproduces all 12.
+
+Scaling: time O(n²·d/k) (MDAV-1, then dissolve-and-reassign O(n·g·d)); memory O(n·d).
 """
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, linear_bytes
 
 
 def run(Z, k, params, rng):
@@ -29,6 +31,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="mdav2",
+    time="O(n²·d/k) (MDAV-1, then dissolve-and-reassign O(n·g·d))",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="MDAV-2 (MDAV-1 + DBA's dissolve-and-reassign stage)",
     citation="004_d1273daa16c98592.txt §IV (MDAV-2, DBA); 002_81f9d5b914b1df78.txt §2; docs/algorithms/tfrp_dba.md",
     run=run,

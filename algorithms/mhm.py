@@ -30,13 +30,15 @@ published rows (hm_mst.md §2). With ``order=mdav|md|cbfs`` the method's own
 groups are contiguous in the sequence and have k..2k-1 records, so MHM is never
 worse than the method it orders with. Ties: lowest record index; on
 equal-cost paths the smallest last group.
+
+Scaling: time ordering's cost (mdav/cbfs O(n²·d/k), npn O(n²·d), md more) + O(n·k·d) shortest path; memory O(n·d).
 """
 
 import numpy as np
 
 from mabench import kernels as K
 from mabench import discovery
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, linear_bytes
 
 _SEQ = {"creation": K.SEQ_CREATION, "ends": K.SEQ_ENDS, "chain": K.SEQ_CHAIN}
 
@@ -66,6 +68,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="mhm",
+    time="ordering's cost (mdav/cbfs O(n²·d/k), npn O(n²·d), md more) + O(n·k·d) shortest path",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="MHM (multivariate Hansen-Mukherjee over an NPN / MDAV / MD / CBFS ordering)",
     citation="004_d1273daa16c98592.txt §IV (MHM) and Tables I-III; 003_58f0e37d459aa4df.txt §2, §4, Table 3; "
     "docs/algorithms/hm_mst.md §2",

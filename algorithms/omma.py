@@ -57,13 +57,15 @@ pairs overwritten in place), never as an n×n matrix. On real data almost all
 pairs qualify (Census 93 %, Tarragona 98 %), so the largest n that fits in
 8 GB is about 63,000 (n²/2 · 4 B); a list above MAX_PAIRS (1.5·10⁹ pairs,
 6 GB) is refused before it is allocated.
+
+Scaling: time O(n²·d) to build the similarity list, O(|L|·d) per learning cycle (|L| ≤ n²/2); memory O(n²) (the int32 pair list: 4 bytes per pair, nearly all n(n−1)/2 pairs qualify on real data).
 """
 
 import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, linear_bytes
 from mabench.errors import UserError
 
 MAX_PAIRS = 1_500_000_000  # 6 GB of int32 partners
@@ -203,6 +205,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="omma",
+    time="O(n²·d) to build the similarity list, O(|L|·d) per learning cycle (|L| ≤ n²/2)",
+    memory="O(n²) (the int32 pair list: 4 bytes per pair, nearly all n(n−1)/2 pairs qualify on real data)",
+    memory_bytes=lambda n, d, k, p: 4 * (n * (n - 1) // 2) + linear_bytes(n, d),
     title="OMMA (object migrating micro-aggregated automaton)",
     citation="001_26cfb99743cbb1f3.txt Ch. 4 §4.3 (Algorithms 6-10, Eq. 4.1) and §4.5 (M = 5); "
     "docs/algorithms/omma_iamat.md",

@@ -26,13 +26,15 @@ Choices where the paper is ambiguous (each a parameter):
   among equal largest SF (first and last of a stable ascending sort); l is
   taken after f's group is removed (if f's group absorbed the old l, the next
   largest remaining SF seeds the second group). Distance ties go to the lowest id.
+
+Scaling: time O(n log n + n²·d/k) (one sort, then k nearest of each seed by passes); memory O(n·d).
 """
 
 import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import SCALES, Algorithm, Param
+from mabench.plugin import SCALES, Algorithm, Param, linear_bytes
 
 
 @njit(cache=True)
@@ -124,6 +126,9 @@ def run(X, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="ps",
+    time="O(n log n + n²·d/k) (one sort, then k nearest of each seed by passes)",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="P-S (pairwise systematic; Kabir, Wang & Zhang 2010)",
     citation="004_d1273daa16c98592.txt §V.A (Eq. 4), §V.B and Fig. 2; docs/algorithms/ps_cvmdav.md",
     run=run,

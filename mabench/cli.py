@@ -115,6 +115,8 @@ def cmd_list(args) -> None:
         for name, algo in sorted(discovery.algorithms().items()):
             params = ", ".join(f"{p}={v.default}" for p, v in algo.params.items())
             print(f"{name}\t{algo.title}\t{params}\t{algo.citation}")
+            if getattr(args, "long", False):
+                print(f"  time: {algo.time or 'not declared'}\n  memory: {algo.memory or 'not declared'}")
     else:
         from mabench.data import fetch
 
@@ -145,8 +147,16 @@ def cmd_run(args) -> None:
         if len(ks) > 1 and "{k}" not in args.masked_out:
             raise UserError(f"--masked-out {args.masked_out!r} with several k values must contain {{k}}, "
                             "e.g. --masked-out masked_k{k}.csv")
-    results = list(run_cells(args.algorithm, args.dataset, ks, args.seed, _run_params(args), metrics,
-                             _options(args.option)))
+    from mabench.bench.progress import Progress
+
+    if args.progress is not None and not args.progress > 0:
+        raise UserError(f"--progress {args.progress} must be a positive number of seconds, e.g. --progress 10")
+    progress = Progress.for_cli(args.progress)
+    try:
+        results = list(run_cells(args.algorithm, args.dataset, ks, args.seed, _run_params(args), metrics,
+                                 _options(args.option), progress))
+    finally:
+        progress.close()
     lines = [_json(r.record) for r in results]  # one line per cell, printed once every file is written
     with io.outputs() as out:  # every file or none
         if args.out:
@@ -356,6 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("list", help="list algorithms or data sets")
     s.add_argument("what", choices=["algorithms", "datasets"])
+    s.add_argument("--long", action="store_true", help="algorithms: also how time and memory grow with n")
     s.set_defaults(func=cmd_list)
 
     s = sub.add_parser("run", help="run one algorithm on one data set; print JSON")
@@ -375,6 +386,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--weights", metavar="COL", help="column of sampling weights (weighted group means or medians)")
     s.add_argument("--strata", metavar="COL,...", help="columns whose value combinations are microaggregated "
                    "separately (each must hold at least k records)")
+    s.add_argument("--progress", type=float, nargs="?", const=10.0, metavar="SECONDS",
+                   help="plain progress lines on stderr: one per finished phase and a heartbeat every SECONDS "
+                        "(default 10); without it a terminal shows a live status line once a run passes 3 s")
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("evaluate", help="compute metrics of a partition; print JSON")

@@ -138,6 +138,13 @@ class Algorithm:
     # caller has only z-scores, e.g. metric re-runs): for scale-dependent steps (EMAD's bin width)
     # and for univariate methods whose tie order must not depend on z-score rounding.
     uses_raw: bool = False
+    # How the method scales (n records, d columns, k, g = n/k groups), as stated in its docstring and
+    # shown by `mabench list algorithms --long`; e.g. time="O(n²·d/k)", memory="O(n·d)".
+    time: str = ""
+    memory: str = ""
+    # Estimated peak bytes of one run (the data included), or None where memory is O(n·d) with a small
+    # constant: a run whose estimate exceeds the machine is refused up front (mabench.memory).
+    memory_bytes: Callable[[int, int, int, dict], int] | None = None
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """The plugin's parameters, plus the aggregation parameters (AGGREGATION) that were given."""
@@ -151,6 +158,11 @@ class Algorithm:
             raise
         owner = f"algorithm {self.name}"
         return {**own, **{name: AGGREGATION[name].parse(owner, name, raw) for name, raw in agg.items()}}
+
+
+def linear_bytes(n: int, d: int, copies: int = 6) -> int:
+    """Bytes of an O(n·d) run: a few float64 copies of the data plus a few int64 arrays per record."""
+    return 8 * n * d * copies + 8 * n * 8
 
 
 # generate(rng, **params) -> (values (n, d) float64, column names)

@@ -28,6 +28,8 @@ import numpy as np
 
 from mabench import data, discovery, partition
 from mabench.bench import threads
+from mabench import memory
+from mabench.bench.progress import NULL, Progress
 from mabench.kernels.aggregate import aggregate
 from mabench.plugin import AGGREGATION, format_params, split_aggregation, split_output
 from mabench.errors import UserError
@@ -206,8 +208,12 @@ def parse_ks(text: str) -> list[int]:
 
 
 def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, params: dict | None = None,
-              metrics=("il",), metric_options: dict | None = None) -> Iterator[CellResult]:
-    """Every k of one (algorithm, data set draw) in one process; cells are yielded as they finish."""
+              metrics=("il",), metric_options: dict | None = None,
+              progress: Progress | None = None) -> Iterator[CellResult]:
+    """Every k of one (algorithm, data set draw) in one process; cells are yielded as they finish.
+
+    ``progress`` (mabench.bench.progress) reports the phases on stderr; default silent."""
+    progress = progress or NULL
     algo = discovery.algorithm(algorithm)
     resolved = algo.resolve(params or {})
     ks = [partition.check_k(k) for k in ks]
@@ -216,14 +222,18 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
     seed = check_seed(seed)
     _, agg = split_aggregation(resolved)
     strata = [c for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
+    progress.start(f"loading {dataset}")
     ds = data.load(dataset, seed, aside=strata)  # a file's text strata columns are kept aside, not refused
-    yield from run_dataset(algo, resolved, ds, ks, seed, metrics, metric_options, ds.aside or None)
+    progress.end()
+    yield from run_dataset(algo, resolved, ds, ks, seed, metrics, metric_options, ds.aside or None, progress)
 
 
 def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=("il",),
-                metric_options: dict | None = None, extra: dict | None = None) -> Iterator[CellResult]:
+                metric_options: dict | None = None, extra: dict | None = None,
+                progress: Progress | None = None) -> Iterator[CellResult]:
     """Every k of one algorithm on a loaded data set (``run_cells`` after loading; the Python API
     calls it with a DataFrame's columns). ``extra``: non-variable columns strata/weights may name."""
+    progress = progress or NULL
     own, agg = split_aggregation(resolved)
     source = ds
     ds, layout = layout_for(ds, agg, extra)
@@ -238,12 +248,18 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
             s, m = small[0]
             raise UserError(f"stratum {layout.stratum_names[s]} has {m} records, fewer than k={max(ks)}; every "
                             "stratum needs at least k records (merge small strata or lower k)")
+    for k in ks:  # before standardizing or compiling anything: a run that cannot fit never starts
+        memory.check(algo, n, d, k, own)
+    progress.start(f"standardizing {n} x {d}")
     z = zscore(ds.values, ds.columns)
+    progress.end()
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     x_in = algorithm_input(algo, own, ds.values, z)
+    progress.start(f"compiling {algo.name}")
     _warm_up(algo, min(ks), d, own)
+    progress.end()
     for k in ks:
-        cell = _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in, layout)
+        cell = _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in, layout, progress)
         cell.source = source
         yield cell
 
@@ -273,16 +289,19 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
     return labels, ({"strata": infos} if infos else {})
 
 
-def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: Layout | None = None) -> CellResult:
+def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: Layout | None = None,
+          progress: Progress = NULL) -> CellResult:
     n, d = z.shape
     own, _ = split_aggregation(resolved)
     layout = layout or Layout()
     x_in = z if x_in is None else x_in
     raw = np.ascontiguousarray(ds.values, dtype=np.float64)
     n_threads = threads.adapt()
+    progress.start(f"{algo.name} k={k} on {n} records")
     start = time.perf_counter()
     labels, info = _partition(algo, own, x_in, raw, k, seed, layout)
     seconds = time.perf_counter() - start
+    progress.end()
     per_variable = labels.ndim == 2
     bound = algo.max_group_size(k, own)
     if per_variable:  # one partition per variable (individual ranking): every column validated
@@ -312,7 +331,11 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
     else:
         ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun, published)
     start = time.perf_counter()
-    values = evaluate(ctx, metrics)
+    values = {}
+    for i, name in enumerate(metrics):  # one at a time, so a long one is named while it runs
+        progress.start(f"k={k} metric {name} ({i + 1} of {len(metrics)})")
+        values.update(evaluate(ctx, [name]))
+        progress.end()
     metric_seconds = time.perf_counter() - start
     record = {
         "algorithm": algo.name,

@@ -118,6 +118,7 @@ OPTIONS: dict[str, str] = {
     "n_key_variables": "how many key variables the rule picks",
     "id_p": "interval-disclosure window sizes P, in percent of n",
     "linkage_ties": "tie rule of dld/rld nearest neighbours (index | inclusive)",
+    "linkage_search": "how dld finds nearest originals (auto | tree | scan; same answer, tree is sub-quadratic)",
     "dld_scale": "standardization of the masked file for dld (original | own)",
     "rld_scale": "standardization of the masked file for rld (own | original)",
     "rld_mode": "rld reading: literal (one masked file) | rerun (re-run the method per key subset)",

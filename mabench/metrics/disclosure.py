@@ -24,7 +24,8 @@ from mabench.errors import UserError
 from mabench.partition import canonical_labels
 from mabench.metrics import EvalContext, metric
 from mabench.metrics.common import cached, choice_option, group_centroids, is_number
-from mabench.metrics.linkage import TIES_INCLUSIVE, TIES_INDEX, group_members, linked_per_group, subset_linked_counts
+from mabench.metrics.linkage import (SEARCHES, TIES_INCLUSIVE, TIES_INDEX, group_members, linked_per_group,
+                                     subset_linked_counts)
 
 MAX_KEY_VARIABLES = 16  # 2^16 - 1 subsets; more is not a scenario anyone can enumerate
 _TIES = {"index": TIES_INDEX, "inclusive": TIES_INCLUSIVE}
@@ -60,7 +61,7 @@ def masked_points(centroids: np.ndarray, labels: np.ndarray, scale: str) -> np.n
 
 
 def linked_count(z: np.ndarray, labels: np.ndarray, n_groups: int, ties: int = TIES_INDEX,
-                 scale: str = "original", centroids: np.ndarray | None = None) -> int:
+                 scale: str = "original", centroids: np.ndarray | None = None, search: str = "auto") -> int:
     """Records linked to themselves (rank 1 or 2) when each group's masked point is matched against ``z``.
 
     ``centroids`` are the group means of ``z`` when the caller already has them.
@@ -72,14 +73,15 @@ def linked_count(z: np.ndarray, labels: np.ndarray, n_groups: int, ties: int = T
         centroids, _ = group_means(z, labels, n_groups)
     starts, members = group_members(labels, n_groups)
     points = masked_points(centroids, labels, scale)
-    return int(linked_per_group(z, points, starts, members, ties).sum())
+    return int(linked_per_group(z, points, starts, members, ties, search).sum())
 
 
 def dld_value(ctx: EvalContext) -> float:
     def compute():
         scale = choice_option(ctx, "dld_scale", "original", SCALES)
+        search = choice_option(ctx, "linkage_search", "auto", SEARCHES)
         return 100.0 * linked_count(ctx.z, ctx.labels, ctx.n_groups, _ties(ctx), scale,
-                                    ctx.centroids_z) / ctx.z.shape[0]
+                                    ctx.centroids_z, search) / ctx.z.shape[0]
 
     return cached(ctx, "dld", compute)
 
@@ -176,6 +178,22 @@ def _rld_from_counts(counts: dict[int, int], S: int, sizes: list[int], n: int) -
     return 100.0 * sum(per_size) / len(per_size)
 
 
+RLD_MAX_WORK = 2 * 10**11  # distance terms of the literal RLD pass: about a few minutes on 2 cores
+
+
+def check_rld_size(n: int, n_groups: int, S: int) -> None:
+    """The literal RLD streams every masked point against every record for each key-variable subset:
+    g·n·2^S terms, quadratic in n. Refuse up front what would run for hours (docs/metrics.md#rld)."""
+    work = n_groups * n * (1 << S)
+    if work > RLD_MAX_WORK:
+        per = max(1.0, n / n_groups)  # records per group
+        fits = int(math.sqrt(RLD_MAX_WORK * per / (1 << S)))
+        raise UserError(
+            f"metric rld (also inside g_dr and si) is quadratic: n={n} records, {S} key variables need "
+            f"{work:.1e} distance terms, over the limit of {RLD_MAX_WORK:.0e} (about {fits} records here); "
+            "leave it out, e.g. --metrics il,dld,id,g_il, or evaluate a sample of the file")
+
+
 def rld_counts(ctx: EvalContext) -> tuple[dict[int, int], int, list[int]]:
     """Linked-record count per key-variable subset (bit b of the mask = b-th key variable)."""
     keys = key_variables(ctx)
@@ -189,6 +207,7 @@ def rld_counts(ctx: EvalContext) -> tuple[dict[int, int], int, list[int]]:
     ties = _ties(ctx)
     wanted = [m for m in range(1, 1 << S) if bin(m).count("1") in sizes]
     if mode == "literal":
+        check_rld_size(ctx.z.shape[0], ctx.n_groups, S)
         zk = np.ascontiguousarray(ctx.z[:, keys])
         ck = masked_points(group_centroids(ctx)[:, keys], ctx.labels, scale)
         starts, members = group_members(ctx.labels, ctx.n_groups)
@@ -212,7 +231,8 @@ def rld_counts(ctx: EvalContext) -> tuple[dict[int, int], int, list[int]]:
         if labels.shape != (n,) or labels.dtype.kind not in "iu" or labels.min() < 0:
             raise RuntimeError(f"rld rerun on columns {cols} returned invalid labels {labels.dtype} {labels.shape}")
         labels = canonical_labels(labels.astype(np.int64))
-        counts[m] = linked_count(zs, labels, int(labels.max()) + 1, ties, scale)
+        counts[m] = linked_count(zs, labels, int(labels.max()) + 1, ties, scale,
+                                 search=choice_option(ctx, "linkage_search", "auto", SEARCHES))
     return counts, S, sizes
 
 

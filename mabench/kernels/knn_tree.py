@@ -1,0 +1,312 @@
+"""Nearest two records of many query points, from a static k-d tree (DLD at a million records).
+
+DLD asks, for each group's masked point (g ≈ n/k queries), which two original
+records are nearest. The streaming pass in ``mabench.metrics.linkage`` costs
+g·n·d (about 3·10^12 terms for 10^6 × 10, k = 3: hours). This tree answers each
+query by opening only the boxes that can still hold one of the two nearest.
+
+Exactness (bit for bit the pass's answer, tests/metrics/test_metrics_scale.py):
+
+* each candidate's distance is computed exactly as the pass computes it:
+  ``s = 0.0; for j in columns: u = z[j] - c[j]; s += u * u``;
+* the answer is the two smallest (distance, record index) pairs, whatever the
+  order records are visited in: an exact distance tie goes to the lower index;
+* a box is skipped only when its lower bound is STRICTLY above the current
+  second-best distance. The bound is summed like a distance, with
+  ``gap_j = lo_j - c_j`` (or ``c_j - hi_j``, or 0): IEEE subtraction, squaring and
+  addition are monotone, so for every record x in the box ``fl(gap_j) <= fl(|x_j - c_j|)``
+  and the bound is <= the record's rounded distance — a true lower bound with
+  no slack needed (numba without fastmath does not contract into FMAs);
+* the search starts from an upper bound on the second-nearest distance, the
+  second-smallest distance from the query to its own group's members (two
+  records are at most that far; a record AT that distance can still win on its
+  index, so only strictly larger bounds prune).
+
+Memory: the records in tree order (n·d floats) plus O(n/LEAF · d) box bounds.
+Queries are independent and each writes its own slot: identical results for any
+thread count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+LEAF = 64  # records per leaf: its distances are one vectorized block (32..128 measured alike)
+_QBLOCK = 256  # queries per parallel task (tasks are independent: thread count never changes a result)
+
+
+@njit(cache=True)
+def _split(Z, perm, lo, hi, mid, dim):
+    """Partial sort of perm[lo:hi] by Z[., dim] so that perm[mid] is in its sorted place (quickselect)."""
+    left = lo
+    right = hi - 1
+    while right > left:
+        a = Z[perm[left], dim]
+        b = Z[perm[(left + right) // 2], dim]
+        c = Z[perm[right], dim]
+        pivot = max(min(a, b), min(max(a, b), c))
+        i = left
+        j = right
+        while i <= j:
+            while Z[perm[i], dim] < pivot:
+                i += 1
+            while Z[perm[j], dim] > pivot:
+                j -= 1
+            if i <= j:
+                t = perm[i]
+                perm[i] = perm[j]
+                perm[j] = t
+                i += 1
+                j -= 1
+        if mid <= j:
+            right = j
+        elif mid >= i:
+            left = i
+        else:
+            break
+
+
+@njit(cache=True)
+def _build(Z):
+    """Nodes in depth-first order: record range [start, stop), children (-1 for a leaf), box lo/hi."""
+    n, d = Z.shape
+    perm = np.arange(n).astype(np.int64)
+    cap = 4 * ((n + LEAF - 1) // LEAF) + 3  # a split node holds > LEAF records, so leaves hold > LEAF/2
+    start = np.empty(cap, dtype=np.int64)
+    stop = np.empty(cap, dtype=np.int64)
+    left = np.full(cap, -1, dtype=np.int64)
+    right = np.full(cap, -1, dtype=np.int64)
+    blo = np.empty((cap, d))
+    bhi = np.empty((cap, d))
+    stack = np.empty(cap, dtype=np.int64)
+    start[0] = 0
+    stop[0] = n
+    used = 1
+    top = 0
+    stack[0] = 0
+    while top >= 0:
+        node = stack[top]
+        top -= 1
+        lo = start[node]
+        hi = stop[node]
+        for j in range(d):
+            mn = np.inf
+            mx = -np.inf
+            for p in range(lo, hi):
+                v = Z[perm[p], j]
+                if v < mn:
+                    mn = v
+                if v > mx:
+                    mx = v
+            blo[node, j] = mn
+            bhi[node, j] = mx
+        if hi - lo <= LEAF:
+            continue
+        dim = 0
+        widest = -1.0
+        for j in range(d):
+            w = bhi[node, j] - blo[node, j]
+            if w > widest:
+                widest = w
+                dim = j
+        if widest <= 0.0:  # all records identical: a leaf of any size (duplicates cannot be split)
+            continue
+        mid = (lo + hi) // 2
+        _split(Z, perm, lo, hi, mid, dim)
+        a = used
+        b = used + 1
+        used += 2
+        start[a] = lo
+        stop[a] = mid
+        start[b] = mid
+        stop[b] = hi
+        left[node] = a
+        right[node] = b
+        top += 1
+        stack[top] = b
+        top += 1
+        stack[top] = a
+    return perm, start[:used].copy(), stop[:used].copy(), left[:used].copy(), right[:used].copy(), \
+        np.ascontiguousarray(blo[:used]), np.ascontiguousarray(bhi[:used])
+
+
+@njit(cache=True, inline="always")
+def _bound(blo, bhi, node, c):
+    s = 0.0
+    for j in range(c.shape[0]):
+        cj = c[j]
+        u = 0.0
+        if cj < blo[node, j]:
+            u = blo[node, j] - cj
+        elif cj > bhi[node, j]:
+            u = cj - bhi[node, j]
+        s += u * u
+    return s
+
+
+@njit(cache=True, inline="always")
+def _dist(X, p, c):
+    s = 0.0
+    for j in range(c.shape[0]):
+        u = X[p, j] - c[j]
+        s += u * u
+    return s
+
+
+@njit(cache=True)
+def _query(ZT, buf, perm, start, stop, left, right, blo, bhi, Z, C, q, starts, members, stack, out_i, out_d,
+           count_only):
+    """Nearest two of C[q] into out_i/out_d[q]. ``count_only``: stop as soon as two records are strictly
+    nearer than every member of group q (then none of its members can be linked, whatever the tie
+    rule) and return -1 for "stopped early"; otherwise return 0 after the full search."""
+    c = C[q]
+    # upper bound on the second-nearest distance from the group's own members (see module doc)
+    t1 = np.inf
+    t2 = np.inf
+    for p in range(starts[q], starts[q + 1]):
+        x = _dist(Z, members[p], c)
+        if x < t2:
+            if x < t1:
+                t2 = t1
+                t1 = x
+            else:
+                t2 = x
+    b1d = np.inf
+    b2d = np.inf
+    b1i = -1
+    b2i = -1
+    top = 0
+    stack[0] = 0
+    while top >= 0:
+        node = stack[top]
+        top -= 1
+        limit = min(b2d, t2)
+        if _bound(blo, bhi, node, c) > limit:
+            continue
+        a = left[node]
+        if a < 0:
+            lo = start[node]
+            m = stop[node] - lo
+            # the leaf's distances, vectorized across its records (each one still summed column by
+            # column from 0.0: the same rounding as _dist)
+            for t in range(m):
+                buf[t] = 0.0
+            for j in range(c.shape[0]):
+                cj = c[j]
+                row = ZT[j]
+                for t in range(m):
+                    u = row[lo + t] - cj
+                    buf[t] += u * u
+            for t in range(m):
+                x = buf[t]
+                if x <= b2d:
+                    i = perm[lo + t]
+                    if x < b2d or i < b2i:  # (x, i) below the second best, lexicographically
+                        if x < b1d or (x == b1d and i < b1i):
+                            b2d = b1d
+                            b2i = b1i
+                            b1d = x
+                            b1i = i
+                        else:
+                            b2d = x
+                            b2i = i
+            if count_only and b2d < t1:
+                return -1
+            continue
+        b = right[node]
+        da = _bound(blo, bhi, a, c)
+        db = _bound(blo, bhi, b, c)
+        if da <= db:  # nearer child on top of the stack
+            top += 1
+            stack[top] = b
+            top += 1
+            stack[top] = a
+        else:
+            top += 1
+            stack[top] = a
+            top += 1
+            stack[top] = b
+    out_i[q, 0] = b1i
+    out_i[q, 1] = b2i
+    out_d[q, 0] = b1d
+    out_d[q, 1] = b2d
+    return 0
+
+
+@njit(cache=True, parallel=True)
+def _query_all(ZT, maxleaf, perm, start, stop, left, right, blo, bhi, Z, C, starts, members, out_i, out_d):
+    g = C.shape[0]
+    depth = 2 * 64 + 2  # stack bound: one pending sibling per level (a median split halves: < 64 levels)
+    for t in prange((g + _QBLOCK - 1) // _QBLOCK):
+        stack = np.empty(depth, dtype=np.int64)
+        buf = np.empty(maxleaf)
+        for q in range(t * _QBLOCK, min(g, (t + 1) * _QBLOCK)):
+            _query(ZT, buf, perm, start, stop, left, right, blo, bhi, Z, C, q, starts, members, stack, out_i, out_d,
+                   False)
+
+
+@njit(cache=True, parallel=True)
+def _linked_all(ZT, maxleaf, perm, start, stop, left, right, blo, bhi, Z, C, starts, members, ties, out_i, out_d, out):
+    g = C.shape[0]
+    depth = 2 * 64 + 2
+    for t in prange((g + _QBLOCK - 1) // _QBLOCK):
+        stack = np.empty(depth, dtype=np.int64)
+        buf = np.empty(maxleaf)
+        for q in range(t * _QBLOCK, min(g, (t + 1) * _QBLOCK)):
+            if _query(ZT, buf, perm, start, stop, left, right, blo, bhi, Z, C, q, starts, members, stack,
+                      out_i, out_d, True) < 0:
+                out[q] = 0
+                continue
+            cnt = 0
+            for p in range(starts[q], starts[q + 1]):
+                r = members[p]
+                if ties == 0:  # TIES_INDEX: the record is one of the two nearest
+                    if r == out_i[q, 0] or r == out_i[q, 1]:
+                        cnt += 1
+                elif _dist(Z, r, C[q]) <= out_d[q, 1]:  # TIES_INCLUSIVE
+                    cnt += 1
+            out[q] = cnt
+
+
+def linked_per_group_tree(Z: np.ndarray, C: np.ndarray, starts: np.ndarray, members: np.ndarray,
+                          ties: int) -> np.ndarray:
+    """Linked members per group, equal to mabench.metrics.linkage.linked_per_group's pass
+    (ties: 0 = index, 1 = inclusive). A query stops early once two records are strictly nearer
+    than all of its group's members: none of them is linked then."""
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    C = np.ascontiguousarray(C, dtype=np.float64)
+    g = C.shape[0]
+    perm, start, stop, left, right, blo, bhi = _build(Z)
+    ZT = np.ascontiguousarray(Z[perm].T)  # records in tree order, one row per column
+    maxleaf = int((stop - start)[left < 0].max())
+    out_i = np.full((g, 2), -1, dtype=np.int64)
+    out_d = np.full((g, 2), np.inf)
+    out = np.zeros(g, dtype=np.int64)
+    _linked_all(ZT, maxleaf, perm, start, stop, left, right, blo, bhi, Z, C, np.ascontiguousarray(starts, dtype=np.int64),
+                np.ascontiguousarray(members, dtype=np.int64), ties, out_i, out_d, out)
+    return out
+
+
+def nearest_two_tree(Z: np.ndarray, C: np.ndarray, starts: np.ndarray | None = None,
+                     members: np.ndarray | None = None):
+    """Same answer as :func:`mabench.metrics.linkage.nearest_two`: (i1, d1, i2, d2) per row of C.
+
+    ``starts``/``members`` (CSR, row q's group members) only tighten the search;
+    without them the search starts unbounded.
+    """
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    C = np.ascontiguousarray(C, dtype=np.float64)
+    g = C.shape[0]
+    if starts is None:
+        starts = np.zeros(g + 1, dtype=np.int64)
+        members = np.zeros(0, dtype=np.int64)
+    perm, start, stop, left, right, blo, bhi = _build(Z)
+    ZT = np.ascontiguousarray(Z[perm].T)  # records in tree order, one row per column
+    maxleaf = int((stop - start)[left < 0].max())
+    out_i = np.full((g, 2), -1, dtype=np.int64)
+    out_d = np.full((g, 2), np.inf)
+    _query_all(ZT, maxleaf, perm, start, stop, left, right, blo, bhi, Z, C,
+               np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(members, dtype=np.int64),
+               out_i, out_d)
+    return out_i[:, 0].copy(), out_d[:, 0].copy(), out_i[:, 1].copy(), out_d[:, 1].copy()

@@ -1,0 +1,93 @@
+"""Every method declares how it scales; a run whose memory need exceeds the machine is refused up front."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from support import assert_user_error, run_cli
+from mabench import discovery, memory
+from mabench.bench import runner
+from mabench.errors import UserError
+
+QUADRATIC_MEMORY = {"icsm", "omma"}  # the methods whose memory grows faster than the data
+
+
+def test_every_algorithm_declares_time_and_memory_in_its_record_and_docstring():
+    algos = discovery.algorithms()
+    assert len(algos) >= 27
+    for name, algo in algos.items():
+        assert "O(" in algo.time and algo.memory.startswith("O("), name
+        assert algo.memory_bytes is not None, name
+        doc = __import__(algo.run.__module__, fromlist=["_"]).__doc__
+        assert f"Scaling: time {algo.time}; memory {algo.memory}." in " ".join(doc.split()), name
+
+
+@pytest.mark.parametrize("name", sorted(discovery.algorithms()))
+def test_memory_estimates_grow_as_declared(name):
+    algo = discovery.algorithm(name)
+    small = algo.memory_bytes(10_000, 10, 3, algo.resolve({}))
+    big = algo.memory_bytes(100_000, 10, 3, algo.resolve({}))
+    assert small >= 8 * 10_000 * 10  # at least the data
+    growth = big / small
+    if name in QUADRATIC_MEMORY:
+        assert growth > 50, (name, growth)  # ~100 for 10x the records
+    else:
+        assert 9 < growth < 11, (name, growth)  # linear
+
+
+def test_omma_estimate_covers_its_pair_list():
+    # 4 bytes per pair, nearly all n(n-1)/2 pairs qualify on real data (algorithms/omma.py)
+    assert discovery.algorithm("omma").memory_bytes(63_000, 13, 3, {}) > 4 * 63_000 * 62_999 // 2
+
+
+def test_list_long_prints_the_scaling_of_every_method():
+    proc = run_cli("list", "algorithms", "--long")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    names = sorted(discovery.algorithms())
+    for name in names:
+        i = next(j for j, line in enumerate(lines) if line.startswith(name + "\t"))
+        assert lines[i + 1].startswith("  time: ") and "O(" in lines[i + 1], name
+        assert lines[i + 2].startswith("  memory: O("), name
+    plain = run_cli("list", "algorithms").stdout
+    assert "time:" not in plain
+
+
+def test_a_run_over_the_memory_limit_is_refused_with_one_line():
+    proc = run_cli("run", "icsm", "census", "-k", "3", env={"MABENCH_MEMORY_LIMIT": "2M"})
+    assert_user_error(proc, "icsm", "n=1080", "2.1 MB", "memory")
+    ok = run_cli("run", "mdav", "census", "-k", "3", env={"MABENCH_MEMORY_LIMIT": "2M"})
+    assert ok.returncode == 0, ok.stderr  # a linear method of the same size fits
+
+
+def test_the_limit_comes_from_physical_memory_minus_a_margin(monkeypatch):
+    monkeypatch.delenv(memory.ENV, raising=False)
+    monkeypatch.setattr(memory, "physical_bytes", lambda: 8 << 30)
+    assert memory.limit_bytes() == (8 << 30) - int(0.15 * (8 << 30))
+    monkeypatch.setattr(memory, "physical_bytes", lambda: 2 << 30)
+    assert memory.limit_bytes() == 1 << 30  # at least 1 GiB of margin
+    omma = discovery.algorithm("omma")
+    with pytest.raises(UserError) as err:
+        memory.check(omma, 40_000, 10, 3, omma.resolve({}))
+    text = str(err.value)
+    assert "\n" not in text and re.search(r"omma on n=40000 .* limit of 1\.1 GB", text), text
+    assert memory.check(discovery.algorithm("mdav"), 40_000, 10, 3, {}) < 1 << 30
+
+
+def test_refusal_happens_before_the_algorithm_runs(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(memory, "limit_bytes", lambda: 1000)
+    monkeypatch.setattr(runner, "call_run", lambda *a, **kw: calls.append(1))
+    path = tmp_path / "x.csv"
+    np.savetxt(path, np.random.default_rng(0).normal(size=(30, 2)), delimiter=",", header="a,b", comments="")
+    with pytest.raises(UserError, match="mdav on n=30 records"):
+        list(runner.run_cells("mdav", str(path), [3]))
+    assert calls == []
+
+
+def test_bad_limit_is_a_user_error():
+    proc = run_cli("run", "mdav", "census", "-k", "3", env={"MABENCH_MEMORY_LIMIT": "lots"})
+    assert_user_error(proc, "MABENCH_MEMORY_LIMIT='lots'")
