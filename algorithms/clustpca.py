@@ -8,10 +8,12 @@ component, 001_26cfb99743cbb1f3.txt §2.6.3.1-2.6.3.2. Docs: docs/algorithms/sdc
 Cluster the records; order each cluster by the first principal component of its own standardized
 records (a cluster with fewer records than variables: by variable 1); concatenate the clusters in
 order and cut into consecutive groups of k (a group can span two clusters).
+
+Scaling: time O(n·d·nc) for CLARA or k-means (PAM: O(n²·d)), then PCA per cluster; memory O(n·d) (clustermethod=pam: O(n²), the dissimilarity matrix).
 """
 
 from mabench.kernels import sdcmicro as S
-from mabench.plugin import Algorithm
+from mabench.plugin import Algorithm, linear_bytes
 
 
 def run(Z, k, params, rng, raw=None):
@@ -20,6 +22,9 @@ def run(Z, k, params, rng, raw=None):
 
 ALGORITHM = Algorithm(
     name="clustpca",
+    time="O(n·d·nc) for CLARA or k-means (PAM: O(n²·d)), then PCA per cluster",
+    memory="O(n·d) (clustermethod=pam: O(n²), the dissimilarity matrix)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d) + (8 * n * n if p.get("clustermethod") == "pam" else 0),
     title="clustpca (sdcMicro: clusters, each sorted by its first principal component, groups of k)",
     citation=f"{S.SDC_DOC} (micro_clustpca); {S.SEED_PROJECTION}; {S.CITE_DOC}",
     run=run,

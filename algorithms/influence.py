@@ -8,12 +8,14 @@ Docs: docs/algorithms/sdcmicro.md.
 Cluster the records into ``nc`` clusters; in each cluster sort the records by the variable with the
 largest value in the cluster's centre (medoid); put cluster 1's records first, then cluster 2's, ...,
 and cut that order into consecutive groups of k (a group can span two clusters, as in sdcMicro).
+
+Scaling: time O(n·d·nc) for CLARA or k-means (PAM: O(n²·d)), then one sort per cluster; memory O(n·d) (clustermethod=pam: O(n²), the dissimilarity matrix).
 """
 
 import numpy as np
 
 from mabench.kernels import sdcmicro as S
-from mabench.plugin import Algorithm
+from mabench.plugin import Algorithm, linear_bytes
 
 
 
@@ -31,6 +33,9 @@ def run(Z, k, params, rng, raw=None):
 
 ALGORITHM = Algorithm(
     name="influence",
+    time="O(n·d·nc) for CLARA or k-means (PAM: O(n²·d)), then one sort per cluster",
+    memory="O(n·d) (clustermethod=pam: O(n²), the dissimilarity matrix)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d) + (8 * n * n if p.get("clustermethod") == "pam" else 0),
     title="influence (sdcMicro: clusters, each sorted by its centre's largest variable, groups of k)",
     citation=f"{S.SDC_DOC} (micro_influence, clust); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
     run=run,

@@ -8,10 +8,12 @@ Docs: docs/algorithms/sdcmicro.md.
 
 The records are sorted by their score on the first eigenvector of the MCD covariance of the
 ORIGINAL (unscaled) values — princomp reads ``$cov``, not ``$cor`` — and cut into groups of k.
+
+Scaling: time O(n·d²) per FastMCD iteration (subsets and C-steps), then O(n log n); memory O(n·d + d²).
 """
 
 from mabench.kernels import sdcmicro as S
-from mabench.plugin import Algorithm
+from mabench.plugin import Algorithm, linear_bytes
 
 
 def run(Z, k, params, rng, raw=None):
@@ -21,6 +23,9 @@ def run(Z, k, params, rng, raw=None):
 
 ALGORITHM = Algorithm(
     name="mcdpca",
+    time="O(n·d²) per FastMCD iteration (subsets and C-steps), then O(n log n)",
+    memory="O(n·d + d²)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d) + 8 * d * d,
     title="mcdpca (sdcMicro: sort by the first robust (MCD) principal component, groups of k)",
     citation=f"{S.SDC_DOC} (micro_mcdpca); {S.SEED_PROJECTION}; {S.CITE_DOC}",
     run=run,

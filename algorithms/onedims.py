@@ -9,12 +9,14 @@ Per variable j: sort the records by x_j (equal values keep record order, R's ``o
 ``rank(ties.method = "first")``), cut into consecutive groups of k (the last takes the remainder)
 and publish each group's mean of x_j. The result is one partition PER VARIABLE: ``run`` returns an
 (n, d) label matrix, column j the groups of variable j (docs/algorithms/sdcmicro.md#per-variable-partitions).
+
+Scaling: time O(d·n log n) (one sort per variable); memory O(n·d) (one label column per variable).
 """
 
 import numpy as np
 
 from mabench.kernels import sdcmicro as S
-from mabench.plugin import Algorithm
+from mabench.plugin import Algorithm, linear_bytes
 
 
 def run(Z, k, params, rng, raw=None):
@@ -28,6 +30,9 @@ def run(Z, k, params, rng, raw=None):
 
 ALGORITHM = Algorithm(
     name="onedims",
+    time="O(d·n log n) (one sort per variable)",
+    memory="O(n·d) (one label column per variable)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d, copies=8),
     title="onedims (individual ranking: one partition per variable, sdcMicro)",
     citation=f"{S.SDC_DOC} (micro_onedims); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
     run=run,

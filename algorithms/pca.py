@@ -8,10 +8,12 @@ Docs: docs/algorithms/sdcmicro.md.
 The records are sorted ascending by their score on the first principal component of the
 correlation matrix (eigenvector's first element made non-negative, R's ``princomp(fix_sign =
 TRUE)``; equal scores keep record order) and cut into consecutive groups of k.
+
+Scaling: time O(n·d² + d³ + n log n) (first principal component, one sort); memory O(n·d + d²).
 """
 
 from mabench.kernels import sdcmicro as S
-from mabench.plugin import Algorithm
+from mabench.plugin import Algorithm, linear_bytes
 
 
 def run(Z, k, params, rng, raw=None):
@@ -20,6 +22,9 @@ def run(Z, k, params, rng, raw=None):
 
 ALGORITHM = Algorithm(
     name="pca",
+    time="O(n·d² + d³ + n log n) (first principal component, one sort)",
+    memory="O(n·d + d²)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d) + 8 * d * d,
     title="pca (sdcMicro: sort by the first principal component, groups of k)",
     citation=f"{S.SDC_DOC} (micro_pca); {S.SEED_PROJECTION}; {S.CITE_DOC}",
     run=run,

@@ -9,10 +9,12 @@ Docs: docs/algorithms/sdcmicro.md.
 Candidate directions are the median-centred records scaled to length 1; the direction whose
 projections of all records have the largest MAD is the first robust component. The records are
 sorted by their (median-centred) score on it and cut into groups of k. O(n²·d) (Numba).
+
+Scaling: time O(n²·d) (every median-centred record is a candidate direction, each scored over all records); memory O(n·d).
 """
 
 from mabench.kernels import sdcmicro as S
-from mabench.plugin import Algorithm
+from mabench.plugin import Algorithm, linear_bytes
 
 
 def run(Z, k, params, rng, raw=None):
@@ -21,6 +23,9 @@ def run(Z, k, params, rng, raw=None):
 
 ALGORITHM = Algorithm(
     name="pppca",
+    time="O(n²·d) (every median-centred record is a candidate direction, each scored over all records)",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="pppca (sdcMicro: sort by the first projection-pursuit robust component, groups of k)",
     citation=f"{S.SDC_DOC} (micro_pppca, prcompRob); {S.SEED_PROJECTION}; {S.CITE_DOC}",
     run=run,

@@ -6,12 +6,14 @@ the fixed-size grouping of a univariate ranking is described in 001_26cfb99743cb
 Docs, the differences to sdcMicro and the comparison: docs/algorithms/sdcmicro.md.
 
 Records 1..k form group 1, k+1..2k group 2, ...; the last group takes the remainder (k..2k-1).
+
+Scaling: time O(n·d) (consecutive records of the file); memory O(n·d).
 """
 
 import numpy as np
 
 from mabench.kernels import sdcmicro as S
-from mabench.plugin import Algorithm
+from mabench.plugin import Algorithm, linear_bytes
 
 
 def run(Z, k, params, rng):
@@ -20,6 +22,9 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="simple",
+    time="O(n·d) (consecutive records of the file)",
+    memory="O(n·d)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="simple (sdcMicro: groups of k in record order, no sorting)",
     citation=f"{S.SDC_DOC} (micro_simple); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
     run=run,
