@@ -37,6 +37,7 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="hm",
+    max_columns=1,
     title="HM (optimal univariate Hansen-Mukherjee; one column only)",
     citation="004_d1273daa16c98592.txt §IV (HM, ref. [11]); docs/algorithms/hm_mst.md §1",
     run=run,

@@ -74,10 +74,9 @@ def parse_ks(text: str) -> list[int]:
     ks = []
     for item in str(text).split(","):
         item = item.strip()
-        try:
-            k = int(item)
-        except ValueError:
-            raise UserError(f"-k {text!r}: {item!r} is not an integer; give e.g. -k 3 or -k 3,4,5,10") from None
+        if not item.lstrip("+-").isdigit() or not item.isascii():  # int() would read "3_0" as 30
+            raise UserError(f"-k {text!r}: {item!r} is not an integer; give e.g. -k 3 or -k 3,4,5,10")
+        k = int(item)
         partition.check_k(k)
         if k in ks:
             raise UserError(f"-k {text!r} names k={k} twice")

@@ -18,9 +18,11 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
+from mabench.bench.config_check import check_config
 from mabench.data.seeds import cell_seeds
 
 
+check_config(config, workflow.configfiles, os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml"))
 validate(config, "../schemas/config.schema.yaml")
 
 
