@@ -139,6 +139,16 @@ def _guard_paths(args) -> None:
     io.protect(ins)
 
 
+def _finite(option: str, value: float, low: float, strict: bool = False, high: float | None = None) -> float:
+    """A numeric option: finite and in range (nan or inf would make a gate never fail, or run forever)."""
+    import math
+
+    if not math.isfinite(value) or (value <= low if strict else value < low) or (high is not None and value > high):
+        bound = f"{'>' if strict else '>='} {low:g}" + (f" and <= {high:g}" if high is not None else "")
+        raise UserError(f"{option} {value!r} must be a finite number {bound}")
+    return value
+
+
 def cmd_list(args) -> None:
     from mabench import data, discovery
 
@@ -215,6 +225,9 @@ def cmd_compare(args) -> None:
     from mabench.report import compare, published
     from mabench import discovery, io
 
+    _finite("--il-tolerance", args.il_tolerance, 0.0)
+    _finite("--time-ratio", args.time_ratio, 0.0, strict=True)
+    _finite("--min-seconds", args.min_seconds, 0.0)
     baseline, current = compare.read(args.baseline), compare.read(args.current)
     registry = published.load(args.published) if args.published != "none" else None
     deterministic = {name: algo.deterministic for name, algo in discovery.algorithms().items()}

@@ -29,11 +29,25 @@ COLUMNS = ["dataset_id", "algo_id", "algorithm", "params", "dataset", "dataset_p
 def _config(path) -> dict:
     path = Path(path) if path else resources.config_path("config.yaml")
     try:
-        return yaml.safe_load(path.read_text())
+        config = yaml.safe_load(path.read_text())
     except FileNotFoundError:
         raise UserError(f"config {str(path)!r} does not exist; give --config FILE") from None
-    except yaml.YAMLError:
+    except (yaml.YAMLError, UnicodeDecodeError, IsADirectoryError):
         raise UserError(f"config {str(path)!r} is not valid YAML") from None
+    if not isinstance(config, dict) or not isinstance(config.get("algorithms"), dict) \
+            or not isinstance(config.get("datasets"), dict):
+        raise UserError(f"config {str(path)!r} is not a workflow configuration: it needs the mappings `algorithms` "
+                        "and `datasets` (see config/config.yaml)")
+    for ds_id, entry in config["datasets"].items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("spec"), str):
+            raise UserError(f"config {str(path)!r}: datasets.{ds_id} needs a `spec` (e.g. spec: tarragona)")
+    for algo_id, entry in config["algorithms"].items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("algorithm"), str):
+            raise UserError(f"config {str(path)!r}: algorithms.{algo_id} needs an `algorithm` (e.g. algorithm: mdav)")
+    from mabench.bench.config_check import check_config
+
+    check_config(config)  # every parameter and data set checked before the first cell runs
+    return config
 
 
 def cells(config: dict, only: str | None = None):
