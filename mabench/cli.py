@@ -271,6 +271,9 @@ def cmd_prepare(args) -> None:
     raws = _raw_files(args.raw, args.dataset)
     seeds = _seeds(args.seed)
     for spec, out in zip(args.dataset, args.out):
+        if not out.lower().endswith(data.PARQUET_SUFFIXES):
+            raise UserError(f"--out {out!r}: prepare writes Parquet; give a name ending in .parquet (e.g. "
+                            f"{out.rsplit('.', 1)[0] if '.' in out.rsplit('/', 1)[-1] else out}.parquet)")
         if len(seeds) > 1 and "{seed}" not in out:
             raise UserError(f"--out {out!r} with several seeds must contain {{seed}}, e.g. --out d_{{seed}}.parquet")
     for spec, out_pattern in zip(args.dataset, args.out):

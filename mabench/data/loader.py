@@ -79,6 +79,8 @@ def _parse_params(spec: str, text: str | None) -> dict[str, str]:
         if "=" not in item:
             raise UserError(f"data set {spec!r}: parameter {item!r} must be NAME=VALUE")
         key, value = item.split("=", 1)
+        if key.strip() in params:
+            raise UserError(f"data set {spec!r} gives {key.strip()}= twice; give each parameter once")
         params[key.strip()] = value.strip()
     return params
 
