@@ -401,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("dataset")
     s.add_argument("partition", help="CSV with header `group`, one label per data row")
     s.add_argument("-k", type=int, help="check that every group has at least k records")
-    s.add_argument("--seed", type=int, default=0, help="seed of a generated data set")
+    s.add_argument("--seed", type=int, default=None, help="seed of a generated data set (required for one)")
     s.add_argument("--metrics", help="comma-separated metric names (default: every metric that applies "
                    "to the data set; rld, g_dr and si need key variables)")
     s.add_argument("--option", action="append", metavar="NAME=VALUE", help="metric option (JSON value)")

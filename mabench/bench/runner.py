@@ -158,6 +158,12 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
                        metrics=None, metric_options: dict | None = None) -> dict:
     """Metrics of a given partition; ``metrics=None`` means every metric that applies to the data set."""
     k = 1 if k is None else partition.check_k(k)
+    generated = data.base_name(dataset) in discovery.generators() and not data.looks_like_path(dataset)
+    if seed is None:
+        if generated:  # another seed is another draw: the partition would be scored on other data
+            raise UserError(f"{dataset!r} is generated: give the --seed of the draw the partition was made on "
+                            "(the seed of `mabench run` or `mabench prepare`)")
+        seed = 0
     seed = check_seed(seed)
     ds = data.load(dataset, seed)
     n = ds.values.shape[0]
@@ -171,6 +177,7 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     return {
         "dataset": ds.name,
         "dataset_params": format_params(ds.params),
+        **({"seed": int(seed)} if generated else {}),
         "n": int(n),
         "n_groups": int(sizes.size),
         "min_group": int(sizes.min()),

@@ -66,3 +66,15 @@ def test_prepare_writes_parquet_only_into_parquet_names(tmp_path, capsys):
     status = cli.main(["prepare", "sim1", "--out", str(tmp_path / "a.csv")])
     err = capsys.readouterr().err
     assert status == 2 and "a.parquet" in err and not (tmp_path / "a.csv").exists(), err
+
+
+def test_evaluate_on_a_generated_set_needs_its_seed_and_records_it(tmp_path, capsys):
+    part = tmp_path / "p.csv"
+    assert cli.main(["run", "mdav", "sim1", "-k", "3", "--seed", "4", "--out", str(part)]) == 0
+    capsys.readouterr()
+    assert cli.main(["evaluate", "sim1", str(part), "--metrics", "il"]) == 2
+    assert "give the --seed of the draw" in capsys.readouterr().err
+    assert cli.main(["evaluate", "sim1", str(part), "--metrics", "il", "--seed", "4"]) == 0
+    import json
+
+    assert json.loads(capsys.readouterr().out)["seed"] == 4
