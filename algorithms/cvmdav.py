@@ -164,7 +164,7 @@ ALGORITHM = Algorithm(
     run=run,
     max_group_size=_bound,
     params={
-        "gamma": Param(1.1, "gain factor: y_j joins if d2 < gamma * d3 (the paper fixes 1.1)"),
+        "gamma": Param(1.1, "gain factor: y_j joins if d2 < gamma * d3 (the paper fixes 1.1)", min=0.0),
         "zself": Param("include", "is y_j its own first neighbour in Z (include) or not (exclude)",
                        ("include", "exclude")),
         "zpool": Param("remaining", "Z among the unassigned records (remaining) or all records (all)",

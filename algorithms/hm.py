@@ -42,6 +42,7 @@ ALGORITHM = Algorithm(
     time="O(n log n + n·k) (univariate, exact)",
     memory="O(n)",
     memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
+    max_columns=1,
     title="HM (optimal univariate Hansen-Mukherjee; one column only)",
     citation="004_d1273daa16c98592.txt §IV (HM, ref. [11]); docs/algorithms/hm_mst.md §1",
     run=run,

@@ -14,8 +14,9 @@ Choices where the paper is ambiguous (each a parameter):
 
 * ``pool=best`` keeps the p_n most negative candidates; ``pool=first`` the first p_n found in
   record-index scan order (the paper's ``Pool.Count < p_n`` guard).
-* ``max_iterations=0`` = no cap (the paper's ∞ for the real data); the cap counts the rounds of
-  both loops together. The record's ``iterations`` = rounds that lowered the SSE.
+* ``max_iterations=0`` = the paper's ∞ for the real data, made finite by an automatic cap of
+  max(1000, n) rounds (``search.auto_rounds``; never reached on the benchmark data) so that the
+  default ends on any input; the cap counts the rounds of both loops together. The record's ``iterations`` = rounds that lowered the SSE.
 * ``complex_sources=score`` uses only the lowest-Score group as the source of cycles (Alg. 4);
   ``all`` tries groups in Score order until one yields a negative cycle.
 * Tour: inside a group nearest-point-next from its first record; the next group holds the
@@ -69,18 +70,20 @@ ALGORITHM = Algorithm(
     citation="003_58f0e37d459aa4df.txt §4.1 (Algorithms 2-4), §4.2 (Algorithm 5), §5.3 (Table 4); docs/algorithms/icsm.md",
     run=run,
     max_group_size=lambda k, params: discovery.init_bound(k, params),
+    check=discovery.check_init,
     params={
         "init": Param("mdav", "algorithm whose partition is improved (any plugin)"),
         "init_params": Param("tail=2k", "parameters of init, ';'-separated (default: ICSM's Alg. 1 MDAV)"),
-        "pool_n": Param(100, "SimpleHeuristic pool size p_n"),
+        "pool_n": Param(100, "SimpleHeuristic pool size p_n", min=1, max=10_000_000),
         "pool": Param("best", "pool keeps the p_n best candidates, or the first p_n found", ("best", "first")),
-        "max_iterations": Param(0, "cap on inner + outer rounds (0 = none, the paper's infinity)"),
+        "max_iterations": Param(0, "cap on inner + outer rounds (0 = the paper's infinity, capped at max(1000, n))",
+                                min=0),
         "complex_sources": Param("score", "ComplexHeuristic sources: the lowest-Score group, or all in Score order",
                                  ("score", "all")),
-        "restarts": Param(0, "random-perturbation restarts after ICSM (Table 4); 0 = none"),
-        "perturb": Param(20, "at most this many records are perturbed per restart"),
-        "neighbours": Param(8, "perturbation partners (and the pre-descent) use this many nearest groups"),
-        "budget": Param(0.0, "optional time budget in seconds (0 = stop by rounds/restarts only)"),
+        "restarts": Param(0, "random-perturbation restarts after ICSM (Table 4); 0 = none", min=0),
+        "perturb": Param(20, "at most this many records are perturbed per restart", min=1),
+        "neighbours": Param(8, "perturbation partners (and the pre-descent) use this many nearest groups", min=1),
+        "budget": Param(0.0, "optional time budget in seconds (0 = stop by rounds/restarts only)", min=0.0, max=1e7),
     },
     deterministic=True,
     notes="time budgets (budget > 0) make the stopping point machine-dependent",

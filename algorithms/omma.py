@@ -214,7 +214,8 @@ ALGORITHM = Algorithm(
     run=run,
     max_group_size=lambda k, params: k if params["leftover"] == "refuse" else 2 * k - 1,
     params={
-        "depth": Param(5, "M, the number of states per group (memory depth); the thesis uses 5"),
+        "depth": Param(5, "M, the number of states per group (memory depth); the thesis uses 5", min=1,
+                       max=1_000_000),
         "accept": Param("le", "swap when the SSE does not increase (le, Algorithms 9-10) or only when it "
                         "decreases (lt, the prose)", ("le", "lt")),
         "theta_min": Param("offdiag", "min D in theta = (max D - min D)/2: over pairs i != j, or zero "
@@ -222,7 +223,7 @@ ALGORITHM = Algorithm(
         "leftover": Param("central", "n not a multiple of k: hold out the n mod k records nearest to "
                           "(central) or farthest from the centroid and add them to the nearest groups afterwards, "
                           "or refuse", ("central", "farthest", "refuse")),
-        "max_cycles": Param(1000, "safety cap on learning cycles (never reached in practice)"),
+        "max_cycles": Param(1000, "safety cap on learning cycles (never reached in practice)", min=1, max=10_000_000),
     },
     deterministic=False,
 )

@@ -131,7 +131,7 @@ ALGORITHM = Algorithm(
     max_group_size=lambda k, params: max(3 * k - 2, 1),
     params={
         "gamma": Param(0.2, "extension gain: e_min joins if d_in < gamma * d_out (Chettri's row: 0.2 on "
-                       "Tarragona and Census, 1.1 on EIA)"),
+                       "Tarragona and Census, 1.1 on EIA)", min=0.0),
         "centroid": Param("fixed", "seed = farthest from the centroid of the whole data set (fixed, computed "
                           "once) or of the remaining records (remaining)", ("fixed", "remaining")),
         "loop": Param("2k", "iterate while >= 2k (2k) or >= k (k) records remain", ("2k", "k")),

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mabench.plugin import Generator, Param
+from mabench.plugin import MAX_COLUMNS, MAX_RECORDS, Generator, Param
 from mabench.errors import UserError
 
 SOURCE = "003_58f0e37d459aa4df.txt (Mortazavi & Jalili 2015, ICSM), §5.1 Configuration Settings"
@@ -116,8 +116,8 @@ GENERATORS = [
         citation=SOURCE + " (Sim-1)",
         generate=sim1,
         params={
-            "n": Param(100, "number of records (paper: 100)"),
-            "d": Param(10, "number of attributes (paper: 10)"),
+            "n": Param(100, "number of records (paper: 100)", min=1, max=MAX_RECORDS),
+            "d": Param(10, "number of attributes (paper: 10)", min=1, max=MAX_COLUMNS),
         },
         notes="One draw is one of the paper's 25 sets; average over seeds to mirror its 25-set means.",
     ),
@@ -127,8 +127,8 @@ GENERATORS = [
         citation=SOURCE + " (Sim-2)",
         generate=sim2,
         params={
-            "clusters": Param(5, "number of clusters c (paper: 5)"),
-            "per_cluster": Param(20, "records per cluster (paper: 20)"),
+            "clusters": Param(5, "number of clusters c (paper: 5)", min=1, max=MAX_RECORDS),
+            "per_cluster": Param(20, "records per cluster (paper: 20)", min=1, max=MAX_RECORDS),
         },
         notes="d ~ uniform{4..8} once per data set; sigma_i ~ U[0.1, 0.3] per cluster, isotropic. " + _ORDER,
     ),
@@ -138,8 +138,8 @@ GENERATORS = [
         citation=SOURCE + " (Sim-3)",
         generate=sim3,
         params={
-            "clusters": Param(5, "number of clusters c (paper: 5)"),
-            "per_cluster": Param(20, "records per cluster (paper: 20)"),
+            "clusters": Param(5, "number of clusters c (paper: 5)", min=1, max=MAX_RECORDS),
+            "per_cluster": Param(20, "records per cluster (paper: 20)", min=1, max=MAX_RECORDS),
         },
         notes=("As sim2 but centres on [0, 2]^d, exactly as printed. The published Sim-3 MDAV ILs are not "
                "consistent with this description (003_58f0e37d459aa4df.txt §5.1; docs/findings.md); expect lower ILs. " + _ORDER),
@@ -150,9 +150,9 @@ GENERATORS = [
         citation=SOURCE + " (Synthetic data set, Tables 1-2)",
         generate=icsm_synthetic,
         params={
-            "n": Param(10000, "number of records (paper: 10,000)"),
-            "d": Param(10, "number of attributes (paper: 10)"),
-            "clusters": Param(10, "number of clusters (paper: 10)"),
+            "n": Param(10000, "number of records (paper: 10,000)", min=1, max=MAX_RECORDS),
+            "d": Param(10, "number of attributes (paper: 10)", min=1, max=MAX_COLUMNS),
+            "clusters": Param(10, "number of clusters (paper: 10)", min=1, max=MAX_RECORDS),
         },
         notes=("The paper leaves centres, spread and sizes open. Chosen: centres U[0,1]^d, "
                "sigma_i ~ U[0.1, 0.3] isotropic (the Sim-2 recipe), equal sizes (first n mod clusters "

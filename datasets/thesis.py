@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mabench.plugin import Generator, Param
+from mabench.plugin import MAX_COLUMNS, MAX_RECORDS, Generator, Param
 from mabench.errors import UserError
 
 SOURCE = "001_26cfb99743cbb1f3.txt (Fayyoumi 2008 thesis), §4.5.1 and §5.4.1 Data Sets"
@@ -111,7 +111,8 @@ def fewest_repeats(values: np.ndarray, columns: list[str], m: int) -> list[str]:
 
 
 def _size_params(n: int, d: int) -> dict[str, Param]:
-    return {"n": Param(n, "number of records"), "d": Param(d, "number of variables")}
+    return {"n": Param(n, "number of records", min=1, max=MAX_RECORDS),
+            "d": Param(d, "number of variables", min=1, max=MAX_COLUMNS)}
 
 
 _SI_NOTE = ("Chosen subsetting rule: draw n records directly and round to integers (numpy.rint); no filtering. "
@@ -137,7 +138,7 @@ GENERATORS = [
         generate=normal,
         params={**_size_params(3000, 16),
                 "mu": Param(0.0, "mean (thesis: 0)"),
-                "sigma": Param(0.05, "standard deviation (thesis: 0.05)")},
+                "sigma": Param(0.05, "standard deviation (thesis: 0.05)", min=0.0, above=True)},
         notes="Continuous, like Matlab mu + sigma*randn. Defaults n=3000, d=16 (Ch. 4 grid centre).",
         metric_options={"id_p": list(ID_P_SIMULATED)},
     ),
@@ -159,7 +160,7 @@ GENERATORS = [
         generate=normal_si,
         params={**_size_params(1560, 16),
                 "mu": Param(500.0, "mean (thesis: 500)"),
-                "sigma": Param(150.0, "standard deviation (thesis: 150)")},
+                "sigma": Param(150.0, "standard deviation (thesis: 150)", min=0.0, above=True)},
         notes=_SI_NOTE.format(m=5) + " Values are not truncated at 0.",
         metric_options={"key_variables_rule": "fewest_repeats", "n_key_variables": 5, "id_p": list(ID_P_SIMULATED)},
     ),

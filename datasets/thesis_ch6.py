@@ -47,11 +47,12 @@ the (n, d) uniforms of the intervals, the (n, d) integer offsets. Only the
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
 
 import numpy as np
 
-from mabench.plugin import Generator, Param
+from mabench.plugin import MAX_COLUMNS, MAX_RECORDS, Generator, Param
 from mabench.errors import UserError
 
 SOURCE = "001_26cfb99743cbb1f3.txt (Fayyoumi 2008 thesis), §6.3.1 Sim_1-Sim_3 and Table 6.1"
@@ -97,13 +98,17 @@ def pruefer_tree(rng: np.random.Generator, d: int) -> list[tuple[int, int]]:
     degree = [1] * d
     for v in seq:
         degree[v] += 1
+    # The smallest current leaf from a heap: O(d log d), the same tree as a scan for the minimum.
+    leaves = [u for u in range(d) if degree[u] == 1]
+    heapq.heapify(leaves)
     edges = []
     for v in seq:
-        leaf = min(u for u in range(d) if degree[u] == 1)
+        leaf = heapq.heappop(leaves)
         edges.append((leaf, v))
-        degree[leaf] -= 1
         degree[v] -= 1
-    u, w = (x for x in range(d) if degree[x] == 1)
+        if degree[v] == 1:
+            heapq.heappush(leaves, v)
+    u, w = heapq.heappop(leaves), heapq.heappop(leaves)
     edges.append((u, w))
     return edges
 
@@ -234,9 +239,9 @@ GENERATORS = [
         title=f"Sim_{i} (Fayyoumi thesis Ch. 6): dependence-tree multinomial, {d} x {n:,}, values 1..1000",
         citation=SOURCE + f" (Sim_{i}; Tables 6.4-6.8)",
         generate=_preset(f"fayyoumi_sim{i}", d),
-        params={"n": Param(n, f"number of records (thesis: {n:,})"),
+        params={"n": Param(n, f"number of records (thesis: {n:,})", min=1, max=MAX_RECORDS),
                 "tree": _tree_param("thesis"),
-                "alpha": Param(1.0, "Dirichlet concentration of every probability vector (1 = uniform on the simplex)")},
+                "alpha": Param(1.0, "Dirichlet concentration of every probability vector (1 = uniform on the simplex)", min=0.0, above=True)},
         notes=(f"d = {d}. tree=thesis edges (parent-child, 1-based): {edges_text(THESIS_TREES[d])}. " + _CHOICES),
     )
     for i, d, n in ((1, 8, 5000), (2, 16, 10000), (3, 22, 20000))
@@ -246,11 +251,11 @@ GENERATORS = [
         title="Dependence-tree multinomial (the Sim_1-3 recipe of thesis Ch. 6) with any d and tree",
         citation=SOURCE,
         generate=dtree,
-        params={"n": Param(5000, "number of records"),
-                "d": Param(8, "number of variables"),
+        params={"n": Param(5000, "number of records", min=1, max=MAX_RECORDS),
+                "d": Param(8, "number of variables", min=1, max=MAX_COLUMNS),
                 "tree": Param("random", "random (Pruefer code from the rng) | thesis (d = 8, 16, 22) | "
                                         "edges like 1-2+1-3 (1-based, rooted at 1)"),
-                "alpha": Param(1.0, "Dirichlet concentration of every probability vector")},
+                "alpha": Param(1.0, "Dirichlet concentration of every probability vector", min=0.0, above=True)},
         notes=_CHOICES,
     ),
 ]

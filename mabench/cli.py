@@ -62,17 +62,92 @@ def _json(obj) -> str:
     return json.dumps(obj, sort_keys=False, allow_nan=False) + "\n"
 
 
-def _check_outputs(outputs: dict[str, str | None], inputs: dict[str, str | None]) -> None:
-    """Refuse an output that is one of the command's input files (it would be replaced)."""
+def _existing(what: str, path) -> list[tuple[str, str]]:
+    """(what, path) when ``path`` names an existing file or folder (a catalog or generator name does not)."""
     import os
 
-    for oname, out in outputs.items():
-        if not out or not os.path.isfile(out):
-            continue
-        for iname, inp in inputs.items():
-            if inp and os.path.isfile(inp) and os.path.samefile(out, inp):
-                raise UserError(f"{oname} {out!r} is the {iname} file; writing it would replace your input, "
-                                "choose another file name")
+    return [(what, str(path))] if path and os.path.exists(str(path)) else []
+
+
+def _results_inputs(what: str, path) -> list[tuple[str, str]]:
+    """A results table given as a file or as a folder holding results.parquet."""
+    import os
+
+    if path and os.path.isdir(str(path)):
+        return [(what, os.path.join(str(path), sub)) for sub in ("results.parquet", "results/results.parquet")
+                if os.path.isfile(os.path.join(str(path), sub))]
+    return _existing(what, path)
+
+
+def _io_paths(args) -> tuple[list, list]:
+    """Every command's (outputs, inputs), as (option, path) pairs: the one place the path rule reads."""
+    c = args.command
+    outs: list = []
+    ins: list = []
+    if c == "run":
+        ks = [k.strip() for k in str(args.k).split(",") if k.strip()]
+        outs = [("--out", args.out.replace("{k}", k)) for k in ks] if args.out else []
+        outs += [("--masked-out", args.masked_out.replace("{k}", k)) for k in ks] if args.masked_out else []
+        outs.append(("--json-out", args.json_out))
+        ins = _existing("data", args.dataset)
+    elif c == "evaluate":
+        outs = [("--json-out", args.json_out)]
+        ins = _existing("data", args.dataset) + _existing("partition", args.partition)
+    elif c == "fetch":
+        from mabench.data import fetch
+
+        outs = [("--out", args.out)]
+        ins = _existing("--url", args.url)
+        try:
+            ins += _existing("the vendored copy", fetch.vendored_path(args.name))
+        except UserError:
+            pass  # an unknown name is reported by the command itself
+    elif c == "prepare":
+        seeds = [x.strip() for x in str(args.seed).split(",") if x.strip()]
+        outs = [("--out", o.replace("{seed}", x)) for o in args.out for x in seeds]
+        for spec in args.dataset:
+            ins += _existing("data", spec)
+        for raw in args.raw or []:
+            ins += _existing("--raw", raw) or _existing("--raw", raw.partition("=")[2])
+    elif c == "compare":
+        from mabench.report import published
+
+        outs = [("--out", args.out), ("--cells-out", args.cells_out)]
+        ins = _results_inputs("baseline", args.baseline) + _results_inputs("current", args.current)
+        if args.published != "none":
+            ins += _existing("--published", args.published or published.default_path())
+    elif c == "regress":
+        from mabench import resources
+
+        outs = [("--out", args.out)]
+        ins = _existing("--config", args.config or resources.config_path("config.yaml"))
+    elif c == "aggregate":
+        outs = [("--out", args.out)]
+        ins = [x for cell in args.cells for x in _existing("cell record", cell)] + _existing("--config", args.config)
+    elif c in ("tables", "figures", "report"):
+        ins = _existing("--results", args.results) + _existing("--published", getattr(args, "published", None))
+    return [o for o in outs if o[1]], ins
+
+
+def _guard_paths(args) -> None:
+    """The path rule (docs/contract.md): no output of a command may be one of its inputs, after
+    resolving symbolic and hard links. Checked before any work; outputs written into a folder
+    (tables, figures, report) are checked again as they are written."""
+    from mabench import io
+
+    outs, ins = _io_paths(args)
+    io.check_clashes(outs, ins)
+    io.protect(ins)
+
+
+def _finite(option: str, value: float, low: float, strict: bool = False, high: float | None = None) -> float:
+    """A numeric option: finite and in range (nan or inf would make a gate never fail, or run forever)."""
+    import math
+
+    if not math.isfinite(value) or (value <= low if strict else value < low) or (high is not None and value > high):
+        bound = f"{'>' if strict else '>='} {low:g}" + (f" and <= {high:g}" if high is not None else "")
+        raise UserError(f"{option} {value!r} must be a finite number {bound}")
+    return value
 
 
 # Commands that need an optional part of mabench: the extra and the modules it installs.
@@ -135,8 +210,6 @@ def cmd_run(args) -> None:
     from mabench.metrics import parse_names
     from mabench.bench.runner import parse_ks, run_cells
 
-    _check_outputs({"--out": args.out, "--json-out": args.json_out, "--masked-out": args.masked_out},
-                   {"data": args.dataset})
     metrics = parse_names(args.metrics)
     ks = parse_ks(args.k)
     if args.out and len(ks) > 1 and "{k}" not in args.out:
@@ -179,7 +252,6 @@ def cmd_evaluate(args) -> None:
     from mabench.metrics import parse_names
     from mabench.bench.runner import evaluate_partition
 
-    _check_outputs({"--json-out": args.json_out}, {"data": args.dataset, "partition": args.partition})
     metrics = parse_names(args.metrics) if args.metrics is not None else None
     record = evaluate_partition(args.dataset, args.partition, args.k, args.seed, metrics, _options(args.option))
     line = _json(record)
@@ -211,6 +283,9 @@ def cmd_compare(args) -> None:
     from mabench.report import compare, published
     from mabench import discovery, io
 
+    _finite("--il-tolerance", args.il_tolerance, 0.0)
+    _finite("--time-ratio", args.time_ratio, 0.0, strict=True)
+    _finite("--min-seconds", args.min_seconds, 0.0)
     baseline, current = compare.read(args.baseline), compare.read(args.current)
     registry = published.load(args.published) if args.published != "none" else None
     deterministic = {name: algo.deterministic for name, algo in discovery.algorithms().items()}
@@ -254,7 +329,9 @@ def cmd_prepare(args) -> None:
     raws = _raw_files(args.raw, args.dataset)
     seeds = _seeds(args.seed)
     for spec, out in zip(args.dataset, args.out):
-        _check_outputs({"--out": out}, {"data": spec, "--raw": raws.get(data.base_name(spec))})
+        if not out.lower().endswith(data.PARQUET_SUFFIXES):
+            raise UserError(f"--out {out!r}: prepare writes Parquet; give a name ending in .parquet (e.g. "
+                            f"{out.rsplit('.', 1)[0] if '.' in out.rsplit('/', 1)[-1] else out}.parquet)")
         if len(seeds) > 1 and "{seed}" not in out:
             raise UserError(f"--out {out!r} with several seeds must contain {{seed}}, e.g. --out d_{{seed}}.parquet")
     for spec, out_pattern in zip(args.dataset, args.out):
@@ -395,7 +472,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("dataset")
     s.add_argument("partition", help="CSV with header `group`, one label per data row")
     s.add_argument("-k", type=int, help="check that every group has at least k records")
-    s.add_argument("--seed", type=int, default=0, help="seed of a generated data set")
+    s.add_argument("--seed", type=int, default=None, help="seed of a generated data set (required for one)")
     s.add_argument("--metrics", help="comma-separated metric names (default: every metric that applies "
                    "to the data set; rld, g_dr and si need key variables)")
     s.add_argument("--option", action="append", metavar="NAME=VALUE", help="metric option (JSON value)")
@@ -564,6 +641,7 @@ def _main(argv) -> int:
         # commits cell by cell instead, so a killed job keeps the cells it finished.
         with io.outputs() if getattr(args, "all_or_nothing", True) else contextlib.nullcontext():
             try:
+                _guard_paths(args)
                 args.func(args)
             except GateFailed as exc:  # a finished comparison: its report files are kept
                 gate = exc

@@ -109,19 +109,33 @@ def algorithm(name: str) -> Algorithm:
     return table[name]
 
 
-def initial_partition(Z: np.ndarray, k: int, init: str, init_params: str, rng) -> tuple[np.ndarray, int | None]:
-    """Labels of the ``init`` algorithm (any plugin) and its declared group-size bound."""
+def _resolve_init(init: str, init_params: str):
+    """The ``init`` plugin of a search and its resolved parameters; a mismatch is said in the user's terms."""
     if init in {"icsm", "ls"}:
         raise UserError(f"init={init} would start a search from a search; choose a constructive method, e.g. init=mdav")
     algo = algorithm(init)
-    params = algo.resolve(parse_params(init_params.replace(";", ",")) if init_params else {})
+    try:
+        return algo, algo.resolve(parse_params(init_params.replace(";", ",")) if init_params else {})
+    except UserError as exc:
+        raise UserError(f"init={init} with init_params={init_params!r}: {exc}; init_params defaults to MDAV's "
+                        f"tail=2k, so with another init give its own parameters (e.g. init_params= for its "
+                        f"defaults)") from None
+
+
+def check_init(params: dict) -> None:
+    """Algorithm.check of the searches (icsm, ls): their init and init_params, before any work."""
+    _resolve_init(params["init"], params["init_params"])
+
+
+def initial_partition(Z: np.ndarray, k: int, init: str, init_params: str, rng) -> tuple[np.ndarray, int | None]:
+    """Labels of the ``init`` algorithm (any plugin) and its declared group-size bound."""
+    algo, params = _resolve_init(init, init_params)
     labels, _ = split_output(algo.run(Z, k, params, rng))
     return np.asarray(labels, dtype=np.int64), algo.max_group_size(k, params)
 
 
 def init_bound(k: int, params: dict) -> int | None:
     """The group-size bound of a search started from ``params['init']``: max(2k−1, the init's bound)."""
-    algo = algorithm(params["init"])
-    ip = algo.resolve(parse_params(params["init_params"].replace(";", ",")) if params["init_params"] else {})
+    algo, ip = _resolve_init(params["init"], params["init_params"])
     bound = algo.max_group_size(k, ip)
     return None if bound is None else max(2 * k - 1, bound)

@@ -41,7 +41,7 @@ from typing import Iterator
 from mabench.errors import UserError
 
 __all__ = ["outputs", "Outputs", "atomic_path", "write_text", "write_bytes", "write_parquet", "os_error",
-           "partition_csv"]
+           "partition_csv", "identity", "check_clashes", "protect"]
 
 
 def _umask() -> int:
@@ -82,6 +82,36 @@ def os_error(exc: OSError, target, action: str = "write") -> UserError:
     return UserError(f"cannot {action} {t!r}: {why}")
 
 
+def identity(path) -> tuple:
+    """What makes two names the same file: (device, inode) when it exists (hard links and symbolic
+    links agree), else the resolved path (a file not yet there can only clash by name)."""
+    text = os.fspath(path)
+    try:
+        st = os.stat(text)
+        if not stat.S_ISDIR(st.st_mode):
+            return ("inode", st.st_dev, st.st_ino)
+    except (OSError, ValueError):
+        pass
+    return ("path", os.path.realpath(text))
+
+
+def check_clashes(outputs, inputs) -> None:
+    """Refuse an output that names one of the command's inputs (it would be replaced).
+
+    ``outputs`` and ``inputs`` are iterables of (what, path) pairs, e.g. ("--out", "b.csv");
+    None and empty paths are skipped. Raises a UserError naming both.
+    """
+    ins = [(what, p, identity(p)) for what, p in inputs if p]
+    for owhat, out in outputs:
+        if not out:
+            continue
+        oid = identity(out)
+        for iwhat, inp, iid in ins:
+            if oid == iid:
+                raise UserError(f"{owhat} {os.fspath(out)!r} is the same file as {iwhat} {os.fspath(inp)!r}; "
+                                "writing it would replace your input, choose another output file name")
+
+
 @dataclass
 class _Staged:
     target: Path  # as the user gave it (for messages)
@@ -110,6 +140,11 @@ class Outputs:
         self._made_dirs: list[Path] = []
         self._scratch: Path | None = None
         self._umask = _umask()
+        self._inputs: list[tuple[str, str, tuple]] = []
+
+    def protect(self, inputs) -> None:
+        """Inputs no output of this transaction may replace, as (what, path) pairs (see check_clashes)."""
+        self._inputs.extend((what, os.fspath(p), identity(p)) for what, p in inputs if p)
 
     # ------------------------------------------------------------------ staging
     def _mkdirs(self, folder: Path, target) -> None:
@@ -147,6 +182,8 @@ class Outputs:
         special = st is not None and not stat.S_ISREG(st.st_mode)
         # A regular file behind a symbolic link is replaced where it is; a special file is opened by its name.
         real = target if special else Path(os.path.realpath(target))
+        if self._inputs:
+            check_clashes([("output", text)], [(what, p) for what, p, _ in self._inputs])
         if any(s.real == real and not s.special for s in self._staged):
             raise UserError(f"{text!r} is given for two outputs of the same command; give each output its own file")
         if special:
@@ -294,6 +331,13 @@ def outputs() -> Iterator[Outputs]:
         out.commit()
     finally:
         _ACTIVE.reset(token)
+
+
+def protect(inputs) -> None:
+    """Register inputs with the active transaction (no-op outside one), so that no output replaces them."""
+    active = _ACTIVE.get()
+    if active is not None:
+        active.protect(inputs)
 
 
 @contextlib.contextmanager

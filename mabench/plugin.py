@@ -17,13 +17,29 @@ import numpy as np
 from mabench.errors import UserError
 
 
+# Size limits of generated data (declared as the n and d ranges of the generators): d is capped on its
+# own because every column costs Python objects and per-column passes, n*d by the memory it needs.
+MAX_RECORDS = 100_000_000
+MAX_COLUMNS = 10_000
+INT64_MAX = 2**63 - 1  # the kernels' integer type (int64): a larger integer would overflow inside them
+_INTEGER = re.compile(r"^[+-]?\d+$")
+
+
 @dataclass(frozen=True)
 class Param:
-    """One parameter of a plugin: its default, its type and, optionally, allowed values."""
+    """One parameter of a plugin: its default, its type and, optionally, allowed values or a range.
+
+    A number's range is declared, not checked in the plugin: ``min``/``max`` (inclusive; ``above=True``
+    makes ``min`` exclusive). Every float must be finite, every integer an integer (not 2.5, not
+    "3_0") that fits int64. The checks run wherever parameters are resolved (CLI, API, workflow).
+    """
 
     default: Any
     doc: str = ""
     choices: tuple | None = None
+    min: float | None = None
+    max: float | None = None
+    above: bool = False
 
     def parse(self, owner: str, name: str, raw: Any) -> Any:
         kind = type(self.default)
@@ -32,17 +48,70 @@ class Param:
                 if raw.lower() not in {"true", "false", "1", "0"}:
                     raise ValueError(raw)
                 value = raw.lower() in {"true", "1"}
+            elif kind is int:
+                value = _to_int(raw)
+            elif kind is float:
+                value = float(raw)
             else:
                 value = kind(raw)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise UserError(
-                f"{owner}: parameter {name}={raw!r} is not a {kind.__name__}; "
+                f"{owner}: parameter {name}={raw!r} is not {'an integer' if kind is int else 'a ' + kind.__name__}; "
                 f"give e.g. {name}={self.default}"
             ) from None
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(str(c) for c in self.choices)
             raise UserError(f"{owner}: parameter {name}={raw!r} is not allowed; choose one of: {allowed}")
+        self.check(owner, name, value)
         return value
+
+    def check(self, owner: str, name: str, value: Any) -> None:
+        """The declared range of a number (a default must satisfy it too)."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UserError(f"{owner}: parameter {name}={value!r} must be a finite number{self._range_text()}")
+        lo, hi = self.min, self.max
+        if isinstance(value, int):
+            lo = -INT64_MAX if lo is None else lo
+            hi = INT64_MAX if hi is None else hi
+        if (lo is not None and (value <= lo if self.above else value < lo)) or (hi is not None and value > hi):
+            raise UserError(f"{owner}: parameter {name}={value!r} is out of range; it must be{self._range_text(True)}")
+
+    def _range_text(self, bare: bool = False) -> str:
+        parts = []
+        if self.min is not None:
+            parts.append(f"{'>' if self.above else '>='} {_num(self.min)}")
+        hi = self.max if self.max is not None else (INT64_MAX if type(self.default) is int else None)
+        if hi is not None:
+            parts.append(f"<= {_num(hi)}" if hi != INT64_MAX else f"<= {INT64_MAX} (int64)")
+        text = " and ".join(parts)
+        return (" " + text if text else " a finite number") if bare else (f" ({text})" if text else "")
+
+
+def _num(x) -> str:
+    return str(x) if isinstance(x, int) else f"{x:g}"
+
+
+def _to_int(raw: Any) -> int:
+    """An integer parameter: 7, "7", "+7", 7.0 or "7.0" (the workflow writes 16.0 for 16); never 2.5
+    (silently truncated by int()) nor "3_0" (Python's digit grouping, read as 30)."""
+    if isinstance(raw, bool):
+        raise ValueError(raw)
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, float):
+        if not raw.is_integer():
+            raise ValueError(raw)
+        return int(raw)
+    text = str(raw).strip()
+    if _INTEGER.match(text):
+        return int(text)
+    if NUMBER.match(text):
+        x = float(text)
+        if x.is_integer() and abs(x) < 2**53:
+            return int(x)
+    raise ValueError(raw)
 
 
 def resolve_params(owner: str, declared: dict[str, Param], given: dict[str, Any]) -> dict[str, Any]:
@@ -53,6 +122,8 @@ def resolve_params(owner: str, declared: dict[str, Param], given: dict[str, Any]
         raise UserError(f"{owner}: unknown parameter {unknown[0]!r}; known parameters: {known}")
     out = {name: p.default for name, p in declared.items()}
     for name, raw in given.items():
+        if not isinstance(name, str):
+            raise UserError(f"{owner}: parameter name {name!r} must be text")
         out[name] = declared[name].parse(owner, name, raw)
     return out
 
@@ -145,6 +216,10 @@ class Algorithm:
     # Estimated peak bytes of one run (the data included), or None where memory is O(n·d) with a small
     # constant: a run whose estimate exceeds the machine is refused up front (mabench.memory).
     memory_bytes: Callable[[int, int, int, dict], int] | None = None
+    # check(resolved params) raises UserError for what one parameter's range cannot say (e.g. a
+    # search's init and init_params); runs in resolve, so before any work everywhere.
+    check: Callable[[dict], None] | None = None
+    max_columns: int | None = None  # e.g. 1 for a univariate method: checked before work (also in the workflow)
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """The plugin's parameters, plus the aggregation parameters (AGGREGATION) that were given."""
@@ -156,6 +231,8 @@ class Algorithm:
             if "unknown parameter" in str(exc):  # name the engine-wide parameters too
                 raise UserError(f"{exc} (and for every algorithm: {', '.join(AGGREGATION)})") from None
             raise
+        if self.check is not None:
+            self.check(own)
         owner = f"algorithm {self.name}"
         return {**own, **{name: AGGREGATION[name].parse(owner, name, raw) for name, raw in agg.items()}}
 

@@ -142,6 +142,7 @@ def _with_cell_context(cells, where: str, ks: list[int]):
 
 
 def _write_cell(out: Path, seed: int, k: int, record: dict, labels_csv: str) -> None:
+    record = verify.seal(record, labels_csv.encode())
     with io.outputs() as pair:  # a cell's partition and record appear together
         pair.write_text(out / f"seed{seed}" / f"k{k}.csv", labels_csv)
         pair.write_text(out / f"seed{seed}" / f"k{k}.json", json.dumps(record) + "\n")

@@ -234,19 +234,24 @@ def load_config(path: str | Path | None = None) -> dict:
     except (yaml.YAMLError, UnicodeDecodeError):
         raise UserError(f"config {str(path)!r} is not valid YAML") from None
     if not isinstance(config, dict):
-        raise UserError(f"config {str(path)!r} is not a mapping of configuration keys; see config/README.md")
+        raise UserError(f"config {str(path)!r} is not a workflow configuration (not a mapping of configuration keys); "
+                        "see config/config.yaml")
     config = resolve_extends(config, path.parent)
-    schema_file = schema_path()
-    if schema_file.exists():
-        import jsonschema
+    if not isinstance(config.get("algorithms"), dict) or not isinstance(config.get("datasets"), dict):
+        raise UserError(f"config {str(path)!r} is not a workflow configuration: it needs the mappings `algorithms` "
+                        "and `datasets` (see config/config.yaml)")
+    for ds_id, entry in config["datasets"].items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("spec"), str):
+            raise UserError(f"config {str(path)!r}: datasets.{ds_id} needs a `spec` (e.g. spec: tarragona)")
+    for algo_id, entry in config["algorithms"].items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("algorithm"), str):
+            raise UserError(f"config {str(path)!r}: algorithms.{algo_id} needs an `algorithm` (e.g. algorithm: mdav)")
+    from mabench.bench.config_check import check_config
 
-        schema = yaml.safe_load(schema_file.read_text())
-        try:
-            jsonschema.validate(config, schema)
-        except jsonschema.ValidationError as exc:
-            where = ".".join(str(p) for p in exc.absolute_path) or "(top level)"
-            raise UserError(f"config {str(path)!r}: {where}: {exc.message}") from None
-        for key, spec in schema.get("properties", {}).items():
+    schema_file = schema_path()
+    check_config(config, [path], str(schema_file) if schema_file.exists() else None)
+    if schema_file.exists():
+        for key, spec in yaml.safe_load(schema_file.read_text()).get("properties", {}).items():
             if "default" in spec and key not in config:
                 config[key] = spec["default"]
     config.setdefault("k", [3, 4, 5, 10])

@@ -196,10 +196,9 @@ def parse_ks(text: str) -> list[int]:
     ks = []
     for item in str(text).split(","):
         item = item.strip()
-        try:
-            k = int(item)
-        except ValueError:
-            raise UserError(f"-k {text!r}: {item!r} is not an integer; give e.g. -k 3 or -k 3,4,5,10") from None
+        if not item.lstrip("+-").isdigit() or not item.isascii():  # int() would read "3_0" as 30
+            raise UserError(f"-k {text!r}: {item!r} is not an integer; give e.g. -k 3 or -k 3,4,5,10")
+        k = int(item)
         partition.check_k(k)
         if k in ks:
             raise UserError(f"-k {text!r} names k={k} twice")
@@ -374,6 +373,12 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
                        metrics=None, metric_options: dict | None = None) -> dict:
     """Metrics of a given partition; ``metrics=None`` means every metric that applies to the data set."""
     k = 1 if k is None else partition.check_k(k)
+    generated = data.base_name(dataset) in discovery.generators() and not data.looks_like_path(dataset)
+    if seed is None:
+        if generated:  # another seed is another draw: the partition would be scored on other data
+            raise UserError(f"{dataset!r} is generated: give the --seed of the draw the partition was made on "
+                            "(the seed of `mabench run` or `mabench prepare`)")
+        seed = 0
     seed = check_seed(seed)
     ds = data.load(dataset, seed)
     n = ds.values.shape[0]
@@ -407,6 +412,7 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
     return {
         "dataset": ds.name,
         "dataset_params": format_params(ds.params),
+        **({"seed": int(seed)} if generated else {}),
         "n": int(n),
         "n_groups": n_groups,
         "min_group": int(sizes.min()),

@@ -6,7 +6,9 @@ the workflow calls :func:`repair`, which checks every intermediate under
 ``results/`` by its content and deletes the damaged ones, so Snakemake redoes
 exactly the jobs that produce them:
 
-* cell records ``cells/**/k{K}.json``: a JSON object with the run record's fields;
+* cell records ``cells/**/k{K}.json``: a JSON object with the run record's fields whose
+  ``record_sha256`` matches its content and whose ``partition_sha256`` matches the partition
+  file (content-level damage: an edited IL digit, two swapped labels);
 * cell partitions ``cells/**/k{K}.csv``: header ``group`` and one non-negative
   integer per record (as many as the record's ``n``), every group at least ``k``;
 * data draws ``data/{id}/seed{S}.parquet``: a readable Parquet file with mabench's
@@ -42,6 +44,38 @@ def record_ok(text: str) -> dict | None:
     if not isinstance(record, dict) or not RECORD_FIELDS <= set(record):
         return None
     return record
+
+
+def record_digest(record: dict) -> str:
+    """SHA-256 of a run record's content (every field but ``record_sha256`` itself, canonical JSON)."""
+    import hashlib
+
+    body = {key: value for key, value in record.items() if key != "record_sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def seal(record: dict, partition: bytes) -> dict:
+    """The record as a cell file stores it: with the hash of its partition and of itself, so that a
+    changed digit or two swapped labels are found as damage (:func:`content_problem`)."""
+    import hashlib
+
+    sealed = {key: value for key, value in record.items() if key not in ("partition_sha256", "record_sha256")}
+    sealed["partition_sha256"] = hashlib.sha256(partition).hexdigest()
+    sealed["record_sha256"] = record_digest(sealed)
+    return sealed
+
+
+def content_problem(record: dict, partition: bytes | None) -> str | None:
+    """Why a sealed cell's record or partition is not what was written (None: intact). Records
+    written before cells were sealed carry no hashes and are checked by structure only."""
+    import hashlib
+
+    if "record_sha256" in record and record["record_sha256"] != record_digest(record):
+        return "its content differs from its hash (an edited record)"
+    if partition is not None and "partition_sha256" in record \
+            and record["partition_sha256"] != hashlib.sha256(partition).hexdigest():
+        return "the partition differs from the hash its record holds"
+    return None
 
 
 def partition_ok(data: bytes, n: int, k: int) -> bool:
@@ -81,13 +115,21 @@ def _cells(root: Path):
             yield record_path, "not a run record"
             continue
         part = record_path.with_suffix(".csv")
+        data = None
         if part.exists():
             try:
-                good = partition_ok(part.read_bytes(), int(record["n"]), int(record["k"]))
+                data = part.read_bytes()
+                good = partition_ok(data, int(record["n"]), int(record["k"]))
             except (OSError, ValueError):
                 good = False
             if not good:
                 yield part, f"not a partition of {record['n']} records into groups of >= {record['k']}"
+                continue
+        why = content_problem(record, data)
+        if why is not None:  # record and partition are redone together (one job writes both)
+            yield record_path, why
+            if data is not None:
+                yield part, why
     for part in sorted((root / "cells").rglob("k*.csv")):
         if not part.with_suffix(".json").exists():
             try:

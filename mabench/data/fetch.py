@@ -23,6 +23,7 @@ import hashlib
 import io as _bytesio
 import re
 import socket
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -156,8 +157,18 @@ def _download(url: str, timeout: float, hint: str) -> bytes:
 
     try:
         request = urllib.request.Request(url, headers={"User-Agent": "mabench-fetch"})
+        deadline = time.monotonic() + timeout  # total, not per read: a server trickling bytes must end too
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            data = response.read(MAX_BYTES + 1)
+            chunks, size = [], 0
+            while size <= MAX_BYTES:
+                if time.monotonic() > deadline:
+                    raise TimeoutError
+                chunk = response.read1(64 * 1024) if hasattr(response, "read1") else response.read(64 * 1024)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            data = b"".join(chunks)
     except urllib.error.HTTPError as exc:
         raise fail(f"HTTP {exc.code} {exc.reason}") from None
     except urllib.error.URLError as exc:
@@ -193,6 +204,9 @@ def fetch(name: str, dest, url: str | None = None, use_vendor: bool = True, time
     item = entry(name)
     expected = item["sha256"]
     data = _read_vendored(name) if use_vendor else None
+    if url and data is not None:
+        raise UserError(f"--url {url} would not be used: the vendored copy of {name} is intact (same pinned bytes); "
+                        "add --no-vendor to download from the URL, or drop --url")
     if data is not None:
         source = "vendored"
     else:

@@ -64,7 +64,8 @@ class Dataset:
         """What a Parquet copy of this data set records about itself."""
         return {
             META_KEY: json.dumps(
-                {"name": self.name, "params": self.params, "seed": self.seed, "provenance": self.provenance},
+                {"name": self.name, "params": self.params, "seed": self.seed, "provenance": self.provenance,
+                 "values_sha256": values_digest(self.values, self.columns)},
                 sort_keys=True,
             )
         }
@@ -83,6 +84,8 @@ def _parse_params(spec: str, text: str | None) -> dict[str, str]:
         if "=" not in item:
             raise UserError(f"data set {spec!r}: parameter {item!r} must be NAME=VALUE")
         key, value = item.split("=", 1)
+        if key.strip() in params:
+            raise UserError(f"data set {spec!r} gives {key.strip()}= twice; give each parameter once")
         params[key.strip()] = value.strip()
     return params
 
@@ -202,14 +205,10 @@ def read_table(path: str | Path, aside=()) -> Dataset:
             if str(c) in aside and not (pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))}
     if kept:
         frame = frame.drop(columns=[c for c in frame.columns if str(c) in kept])
-    ds = _from_frame(
-        frame,
-        name=meta.get("name") or path.name,
-        params=meta.get("params") or {},
-        seed=meta.get("seed"),
-        provenance=meta.get("provenance") or {"path": str(path)},
-        where=str(path),
-    )
+    ds = _from_frame(frame, name=path.name, provenance={"path": str(path)}, where=str(path))
+    if meta.get("name") and _same_content(meta, ds):  # a prepared file is its data set while its rows are
+        ds = Dataset(meta["name"], ds.values, ds.columns, dict(meta.get("params") or {}), meta.get("seed"),
+                     dict(meta.get("provenance") or {"path": str(path)}))
     if kept:
         ds.aside, ds.order = kept, order
     return ds
@@ -232,6 +231,30 @@ def read_frame(path: str | Path) -> tuple[pd.DataFrame, dict]:
         header, frame = header[:-1], frame.iloc[:, :-1]  # a trailing comma on every line (spreadsheet export)
     _check_header(header, frame, str(path))
     return frame, meta
+
+
+def values_digest(values: np.ndarray, columns: list[str]) -> str:
+    """SHA-256 of a data set's content (column names and float64 values): its identity in a file."""
+    import hashlib
+
+    h = hashlib.sha256(json.dumps([str(c) for c in columns]).encode())
+    h.update(np.ascontiguousarray(values, dtype="<f8").tobytes())
+    return h.hexdigest()
+
+
+def _same_content(meta: dict, ds: "Dataset") -> bool:
+    """Whether a Parquet file's recorded identity still describes its rows. A file sliced or edited
+    after `mabench prepare` keeps the metadata but not the content: it is then named by its file."""
+    digest = meta.get("values_sha256")
+    if digest is not None:
+        return digest == values_digest(ds.values, ds.columns)
+    from mabench.data import fetch  # files written before the digest: the catalog's size at least
+
+    entry = fetch.catalog().get(meta.get("name"))
+    if entry is not None and not (meta.get("params") or {}):
+        return ds.values.shape == (int(entry["n"]), int(entry["d"]))
+    n = (meta.get("params") or {}).get("n")
+    return n is None or str(ds.values.shape[0]) == str(n)
 
 
 def _cannot_read(path: Path, exc: Exception, what: str) -> UserError:

@@ -163,9 +163,53 @@ def check_options(options: dict) -> None:
         raise UserError(f"unknown metric option {unknown[0]!r}; known options: {', '.join(sorted(OPTIONS))}")
 
 
+# Metrics that are scale-free by construction (computed on z-scores, whose standardization handles
+# any magnitude: tests/cli/test_reliability.py). Every other metric also works in the data's own
+# units, where a square of 1e300 overflows and a square of 1e-300 underflows to 0.
+SCALE_FREE = {"il"}
+EXTREME = 1e150  # |x| above (or nonzero below 1/EXTREME): its square leaves float64's normal range
+
+
+def _magnitude_problem(values: np.ndarray) -> str | None:
+    a = np.abs(values)
+    big = float(a.max()) if a.size else 0.0
+    nonzero = a[a > 0]
+    small = float(nonzero.min()) if nonzero.size else 1.0
+    if big > EXTREME:
+        return f"values up to {big:.3g}"
+    if small < 1.0 / EXTREME:
+        return f"values as small as {small:.3g}"
+    return None
+
+
 def evaluate(ctx: EvalContext, names) -> dict[str, float]:
+    """Each metric's value, or a UserError: never a NaN, an infinity or a number computed through an
+    overflow or underflow (those would be printed as if true)."""
+    import warnings
+
     check_options(ctx.options)
-    return {name: float(REGISTRY[name].fn(ctx)) for name in names}
+    raw = [name for name in names if name not in SCALE_FREE]
+    if raw:
+        problem = _magnitude_problem(ctx.original)
+        if problem is not None:
+            raise UserError(
+                f"metric {raw[0]} works in the data's own units, and these data hold {problem}, whose squares "
+                f"leave the range of float64 (the result would be wrong); rescale the columns to moderate units "
+                f"(e.g. divide by a power of ten) and re-run, or use --metrics il, which is scale-free")
+    out = {}
+    for name in names:
+        try:
+            with np.errstate(over="raise", invalid="raise", divide="raise"), warnings.catch_warnings():
+                warnings.simplefilter("error", RuntimeWarning)
+                value = float(REGISTRY[name].fn(ctx))
+        except (FloatingPointError, RuntimeWarning, OverflowError, ZeroDivisionError) as exc:
+            raise UserError(f"metric {name} cannot be computed reliably on these data ({exc}); rescale the "
+                            "columns to moderate units and re-run") from None
+        if not np.isfinite(value):
+            raise UserError(f"metric {name} is not a finite number on these data ({value}); it is undefined here "
+                            "(e.g. a constant column or a single group), choose other metrics")
+        out[name] = value
+    return out
 
 
 from mabench.metrics import information_loss  # noqa: E402,F401  (registers il)

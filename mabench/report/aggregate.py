@@ -63,6 +63,8 @@ def collect(cell_paths, cells_dir, benchmarks_dir=None) -> pd.DataFrame:
                 if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in record:
                     row[key] = value
             record["info"] = json.dumps(info, sort_keys=True)
+        for key in ("partition_sha256", "record_sha256"):  # integrity seals of the cell files, not results
+            record.pop(key, None)
         row.update(record)
         if benchmarks_dir is not None and record.get("batch"):
             key = record["batch"]  # the job that computed the cell: DATASET/partN

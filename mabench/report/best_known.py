@@ -162,10 +162,13 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     from mabench import kernels as K
     from mabench.kernels import search
 
+    _check_improve_args(dataset, k, budget, seed, restarts, perturb, neighbours, dissolve)
     if budget <= 0 and restarts <= 0:
         raise UserError("give a positive --budget (seconds) or --restarts")
     root = Path(root or default_dir())
     Z = _data(dataset)
+    if k > Z.shape[0]:
+        raise UserError(f"-k {k} is larger than {dataset}'s {Z.shape[0]} records; use k <= {Z.shape[0]}")
     kmax = 2 * k - 1
     start_labels = None
     if (root / "index.csv").exists():
@@ -191,8 +194,33 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     params = f"perturb={perturb};neighbours={neighbours};dissolve={dissolve};restarts={done}"
     replaced, il, prev = record(dataset, k, st.labels, f"{method}+restarts", params, seed,
                                 f"{budget:g}s" if budget > 0 else f"{restarts} restarts", root, Z)
-    return {"dataset": dataset, "k": k, "il_start": il_start, "il": il, "previous": prev, "replaced": replaced,
-            "restarts": done}
+    return {"dataset": dataset, "k": k, "il_start": il_start, "il": il,
+            "previous": None if np.isnan(prev) else prev,  # a new entry has none (JSON has no NaN)
+            "replaced": replaced, "restarts": done}
+
+
+MAX_BUDGET = 1e7  # seconds (~116 days): anything larger is a typo, and inf would never end
+
+
+def _check_improve_args(dataset, k, budget, seed, restarts, perturb, neighbours, dissolve) -> None:
+    """Every argument of :func:`improve`, before any work, in the CLI's terms."""
+    import math
+
+    from mabench.data.seeds import check_seed
+    from mabench.partition import check_k
+
+    cells = sorted({ds for ds, _ in CELLS}, key=_order)
+    if dataset not in cells:
+        raise UserError(f"best-known registry data set {dataset!r} is not one of {', '.join(cells)}")
+    check_k(k)
+    check_seed(seed)
+    if not (isinstance(budget, (int, float)) and math.isfinite(budget) and 0 <= budget <= MAX_BUDGET):
+        raise UserError(f"--budget {budget!r} must be a finite number of seconds in 0..{MAX_BUDGET:g}")
+    for name, value, low in (("--restarts", restarts, 0), ("perturb", perturb, 1), ("neighbours", neighbours, 1)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < low or value > 2**63 - 1:
+            raise UserError(f"{name} {value!r} must be an integer >= {low}")
+    if not (isinstance(dissolve, (int, float)) and math.isfinite(dissolve) and 0.0 <= dissolve <= 1.0):
+        raise UserError(f"--dissolve {dissolve!r} must be a share between 0 and 1 (of the restarts that dissolve a group)")
 
 
 def best_published(registry: pd.DataFrame | None = None) -> pd.DataFrame:

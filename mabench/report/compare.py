@@ -46,14 +46,45 @@ def read(path: str | Path) -> pd.DataFrame:
     except Exception as exc:  # noqa: BLE001 - an unreadable table is the user's to fix
         raise UserError(f"cannot read results table {str(path)!r} ({exc.__class__.__name__}); "
                         "give a results.parquet or a CSV written by `mabench regress`") from None
+    return check_table(frame, str(path))
+
+
+def check_table(frame: pd.DataFrame, where: str, required=("il",), unique=tuple(KEY)) -> pd.DataFrame:
+    """A results table as the comparison needs it, or a UserError naming what is wrong: the key
+    columns, at least one row, whole k and seed values, no cell twice, and numeric finite ``required``
+    metric columns (a table without ``il`` would otherwise compare as hundreds of verdict changes)."""
     missing = [c for c in KEY if c not in frame.columns]
     if missing:
-        raise UserError(f"{str(path)!r} is not a results table: it lacks column(s) {', '.join(missing)}")
+        raise UserError(f"{where!r} is not a results table: it lacks column(s) {', '.join(missing)}")
+    if frame.empty:
+        raise UserError(f"{where!r} has no rows (a header only); give a results table with at least one cell")
+    frame = frame.copy()
     for col in ("params", "dataset_params"):
-        frame[col] = frame[col].fillna("").astype(str)
-    frame["k"] = frame["k"].astype("int64")
-    frame["seed"] = frame["seed"].astype("int64")
-    return frame.drop_duplicates(subset=KEY, keep="last").reset_index(drop=True)
+        frame[col] = frame[col].astype(object).where(frame[col].notna(), "").astype(str)
+    for col in ("k", "seed"):
+        values = pd.to_numeric(frame[col], errors="coerce")
+        bad = values.isna() | ~np.isfinite(values) | (values != np.round(values))
+        if bad.any():
+            raw = frame[col][bad].iloc[0]
+            raise UserError(f"{where!r}: column {col} has {raw!r}, not a whole number (data row {int(np.flatnonzero(bad)[0]) + 1}); "
+                            f"every cell's {col} must be an integer")
+        frame[col] = values.astype("int64")
+    for col in required:
+        if col not in frame.columns:
+            raise UserError(f"{where!r} has no {col!r} column; give results tables that both hold the metric {col}")
+        values = pd.to_numeric(frame[col], errors="coerce")
+        bad = (values.isna() & frame[col].notna()) | np.isinf(values)
+        if bad.any():
+            raise UserError(f"{where!r}: column {col} holds {frame[col][bad].iloc[0]!r} (data row "
+                            f"{int(np.flatnonzero(bad)[0]) + 1}); metric values must be finite numbers")
+        frame[col] = values.astype("float64")
+    dup = frame.duplicated(subset=list(unique), keep=False)
+    if dup.any():
+        row = frame[dup].iloc[0]
+        raise UserError(f"{where!r} holds the cell {row['algorithm']}[{row['params']}] on {row['dataset']}"
+                        f"[{row['dataset_params']}] k={row['k']} seed={row['seed']} {int(dup.sum())} times; "
+                        "a results table has one row per cell (remove the duplicates)")
+    return frame.reset_index(drop=True)
 
 
 def metric_columns(frame: pd.DataFrame) -> list[str]:

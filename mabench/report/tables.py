@@ -355,7 +355,22 @@ def _write_index(compared, index_rows, out_dir: Path, commit: str) -> None:
 
 
 def read_results(path) -> pd.DataFrame:
+    """The workflow's results table (results.parquet, written by `mabench aggregate`), checked: a
+    readable Parquet file with at least one row, the key and id columns, and numeric finite IL."""
+    from mabench.report import compare
+
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"results table {str(path)!r} does not exist; run the workflow (or `mabench aggregate`) first")
+    if p.is_dir():
+        raise UserError(f"results table {str(path)!r} is a folder; give its results.parquet")
     try:
-        return pd.read_parquet(path)
-    except FileNotFoundError:
-        raise UserError(f"results table {str(path)!r} does not exist; run the workflow (or `mabench aggregate`) first") from None
+        frame = pd.read_parquet(p)
+    except Exception as exc:  # noqa: BLE001 - not Parquet, truncated, ...: the user's file to fix
+        raise UserError(f"cannot read results table {str(path)!r} as Parquet ({exc.__class__.__name__}); give the "
+                        "results.parquet written by the workflow or `mabench aggregate`") from None
+    missing = [c for c in ("dataset_id", "algo_id") if c not in frame.columns]
+    if missing:
+        raise UserError(f"{str(path)!r} is not a results table of the workflow: it lacks column(s) "
+                        f"{', '.join(missing)} (write it with `mabench aggregate`)")
+    return compare.check_table(frame, str(path), unique=(*compare.KEY, "dataset_id", "algo_id"))

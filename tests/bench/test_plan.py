@@ -76,7 +76,7 @@ def test_every_problem_is_reported_at_once():
 def test_load_config_refuses_what_is_not_a_configuration(tmp_path):
     (tmp_path / "scalar.yaml").write_text("3\n")
     (tmp_path / "bad.yaml").write_text("k: [3\n")
-    with pytest.raises(UserError, match="not a mapping"):
+    with pytest.raises(UserError, match="not a workflow configuration"):
         plan.load_config(tmp_path / "scalar.yaml")
     with pytest.raises(UserError, match="not valid YAML"):
         plan.load_config(tmp_path / "bad.yaml")
