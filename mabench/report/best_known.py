@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import io as _io
+import time
 from pathlib import Path
 
 import numpy as np
@@ -178,6 +179,13 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     il_start = tr.il(st.sse)
     search.icsm(st)
     rng = np.random.default_rng([seed, k, _order(dataset)])
+    deadline = time.perf_counter() + budget if budget > 0 else None
+    if method == "lns":
+        from mabench.kernels import lns
+
+        rmax = min(lns.RMAX, 4 * k if k <= 4 else 3 * k)
+        scratch = lns.scratch(Z.shape[1], rmax)
+        search.lns_descent(st, rng, rmax, scratch, tr, deadline)
 
     def local(s, touched):
         search.descent(s, neighbours, start=touched)
@@ -185,10 +193,17 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     def improve_fn(s):
         if method == "icsm":
             search.icsm(s, use_complex=False)
+        elif method == "lns":
+            search.lns_descent(s, rng, rmax, scratch, None, deadline)
 
-    _, _, done = search.iterate(st, improve_fn, restarts, budget, perturb, neighbours, rng, tr, local, dissolve)
+    left = budget if deadline is None else max(1e-9, deadline - time.perf_counter())
+    _, _, done = search.iterate(st, improve_fn, restarts, left, perturb, neighbours, rng, tr, local, dissolve)
     search.icsm(st)
     params = f"perturb={perturb};neighbours={neighbours};dissolve={dissolve};restarts={done}"
+    if method == "lns":
+        params += f";region={rmax}"
+    params += (f";command=mabench best-known improve {dataset} -k {k} --method {method} --seed {seed} "
+               f"--budget {budget:g} --restarts {restarts} --dissolve {dissolve}")
     replaced, il, prev = record(dataset, k, st.labels, f"{method}+restarts", params, seed,
                                 f"{budget:g}s" if budget > 0 else f"{restarts} restarts", root, Z)
     return {"dataset": dataset, "k": k, "il_start": il_start, "il": il, "previous": prev, "replaced": replaced,
