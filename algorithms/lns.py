@@ -54,11 +54,14 @@ def run(Z, k, params, rng):
     changes = search.lns_descent(st, rng, rmax, scratch, tr, deadline)
     done = 0
     if params["restarts"] or params["budget"] > 0:
+        touched_now = []
+
         def local(s, touched):
             search.descent(s, params["neighbours"], start=touched)
+            touched_now[:] = [touched]
 
-        def improve(s):
-            search.lns_descent(s, rng, rmax, scratch, None, deadline)
+        def improve(s):  # the regions around the perturbed records only (a full pass costs c regions)
+            search.lns_descent(s, rng, rmax, scratch, None, deadline, seeds=touched_now[0])
 
         remaining = 0.0 if deadline is None else max(1e-9, deadline - time.perf_counter())
         _, _, done = search.iterate(st, improve, params["restarts"], remaining, params["perturb"],

@@ -209,11 +209,12 @@ def summary(st, tr: Trace, il_init: float, iterations: int, restarts_done: int) 
 
 
 def lns_descent(st: State, rng: np.random.Generator, rmax: int, scratch, trace: Trace | None = None,
-                deadline: float | None = None, max_passes: int = 0) -> int:
+                deadline: float | None = None, max_passes: int = 0, seeds=None) -> int:
     """Large-neighbourhood descent: for each group in a random order, take it and its nearest groups
     (by centroid) while they hold ≤ ``rmax`` records, re-partition those records optimally
     (:func:`mabench.kernels.lns.region_optimum`) and keep the result when the total SSE falls.
-    Passes repeat until one changes nothing (or ``max_passes``/``deadline``); returns the changes."""
+    Passes repeat until one changes nothing (or ``max_passes``/``deadline``); returns the changes.
+    With ``seeds`` (record ids, e.g. those a perturbation touched) one pass visits only their groups."""
     from mabench.kernels import lns
 
     Z, k, kmax = st.Z, st.k, st.kmax
@@ -229,7 +230,8 @@ def lns_descent(st: State, rng: np.random.Generator, rmax: int, scratch, trace: 
         order_d = np.empty(c)
         region_groups = np.empty(c, dtype=np.int64)
         changed = False
-        for g0 in rng.permutation(c):
+        visit = rng.permutation(c) if seeds is None else np.unique(st.labels[np.asarray(seeds, dtype=np.int64)])
+        for g0 in visit:
             if g0 >= st.sizes.size:
                 continue
             r, ng = lns.pick_region(Z, st.labels, st.sizes, st.means, st.members, int(g0), rmax, order_g, order_d,
@@ -259,5 +261,5 @@ def lns_descent(st: State, rng: np.random.Generator, rmax: int, scratch, trace: 
             if deadline is not None and time.perf_counter() >= deadline:
                 return changes
         passes += 1
-        if not changed or (max_passes and passes >= max_passes):
+        if not changed or seeds is not None or (max_passes and passes >= max_passes):
             return changes
