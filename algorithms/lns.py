@@ -38,9 +38,10 @@ def _start(Z, k, params, rng):
 
 
 def run(Z, k, params, rng):
-    rmax = int(params["region"]) or min(L.RMAX, max(2 * k, 4 * k if k <= 4 else 3 * k))
-    if not 2 * k <= rmax <= L.RMAX:
-        raise UserError(f"lns region={rmax} must lie in [2k, {L.RMAX}] = [{2 * k}, {L.RMAX}] for k={k}")
+    top = L.RMAX if 2 * k <= L.RMAX else L.PAIR_RMAX  # large k: two-group regions split by enumeration
+    rmax = int(params["region"]) or (min(L.RMAX, 4 * k if k <= 4 else 3 * k) if top == L.RMAX else top)
+    if not 2 * k <= rmax <= top:
+        raise UserError(f"lns region={rmax} must lie in [2k, {top}] = [{2 * k}, {top}] for k={k}")
     kmax = 2 * k - 1
     labels = _start(Z, k, params, rng)
     if np.bincount(labels).max() > kmax:
@@ -49,7 +50,7 @@ def run(Z, k, params, rng):
     st = search.State(Z, labels, k, kmax)
     il_init = tr.il(st.sse)
     tr.add(st.sse)
-    scratch = L.scratch(Z.shape[1], rmax)
+    scratch = L.scratch(Z.shape[1], min(rmax, L.RMAX))
     deadline = tr.start + params["budget"] if params["budget"] > 0 else None
     changes = search.lns_descent(st, rng, rmax, scratch, tr, deadline)
     done = 0
@@ -80,13 +81,15 @@ ALGORITHM = Algorithm(
         "init": Param("mdav", "algorithm whose partition is improved (any constructive plugin)"),
         "init_params": Param("tail=2k", "parameters of init, ';'-separated"),
         "start": Param("", "optional partition file (CSV, header `group`) to start from instead of init"),
-        "region": Param(0, "records per region (0 = min(16, 4k) for k ≤ 4, else min(16, 3k)); at most 16"),
+        "region": Param(0, "records per region (0 = min(16, 4k) for k ≤ 4, min(16, 3k) for k ≤ 8, 22 beyond); "
+                           "at most 16, or 22 when 2k > 16 (two-group regions)"),
         "neighbours": Param(8, "perturbation and the seeded descent use this many nearest groups"),
         "restarts": Param(0, "random-perturbation restarts after the first descent; 0 = none"),
         "perturb": Param(20, "at most this many records are perturbed per restart"),
         "budget": Param(0.0, "optional time budget in seconds (0 = stop by restarts only)"),
     },
     deterministic=True,
-    notes="regions hold at most 16 records (the DP is exponential in them); for k ≥ 9 a region is only two "
-          "groups when both fit, so LNS adds little at k = 10; time budgets make the stopping point machine-dependent",
+    notes="regions hold at most 16 records (the DP is exponential in them); for k ≥ 9 a region is two groups "
+          "of at most 22 records together, split exactly by enumeration; time budgets make the stopping point "
+          "machine-dependent",
 )

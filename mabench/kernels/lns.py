@@ -137,3 +137,81 @@ def pick_region(Z, labels, sizes, means, members, seed_group, rmax, order_g, ord
         region_groups[ng] = g
         ng += 1
     return r, ng
+
+
+PAIR_RMAX = 22  # two-group regions for large k: C(21, 10) ≈ 3.5·10^5 splits at most
+
+
+@njit(cache=True)
+def pair_optimum(Zr, k, kmax, idx, out):
+    """Optimal partition of R < 3k records (one or two groups of k..kmax records) by enumerating every
+    group S that holds record 0: S = {0} ∪ (combination of the others), S and its complement feasible.
+
+    Writes group ids into ``out[:R]``; returns (SSE, groups), SSE = inf when none is feasible.
+    Ties keep the first S in lexicographic order."""
+    R, d = Zr.shape
+    tot = np.zeros(d)
+    totsq = 0.0
+    for i in range(R):
+        for j in range(d):
+            tot[j] += Zr[i, j]
+            totsq += Zr[i, j] * Zr[i, j]
+    best = np.inf
+    groups = 0
+    if k <= R <= kmax:  # one group
+        n2 = 0.0
+        for j in range(d):
+            n2 += tot[j] * tot[j]
+        best = totsq - n2 / R
+        groups = 1
+        for i in range(R):
+            out[i] = 0
+    s = np.zeros(d)
+    best_r = -1
+    keep = np.empty(R, dtype=np.int64)
+    for size in range(k, kmax + 1):
+        rest = R - size
+        if rest < k or rest > kmax:
+            continue
+        r = size - 1  # companions of record 0 among records 1..R-1
+        for t in range(r):
+            idx[t] = 1 + t
+        while True:
+            for j in range(d):
+                s[j] = Zr[0, j]
+            sq = 0.0
+            for j in range(d):
+                sq += Zr[0, j] * Zr[0, j]
+            for t in range(r):
+                for j in range(d):
+                    v = Zr[idx[t], j]
+                    s[j] += v
+                    sq += v * v
+            a2 = 0.0
+            b2 = 0.0
+            for j in range(d):
+                a2 += s[j] * s[j]
+                b = tot[j] - s[j]
+                b2 += b * b
+            cost = (sq - a2 / size) + ((totsq - sq) - b2 / rest)
+            if cost < best:
+                best = cost
+                best_r = r
+                for t in range(r):
+                    keep[t] = idx[t]
+            t = r - 1
+            while t >= 0 and idx[t] == R - r + t:
+                t -= 1
+            if t < 0:
+                break
+            idx[t] += 1
+            for u in range(t + 1, r):
+                idx[u] = idx[u - 1] + 1
+    if best_r >= 0:
+        groups = 2
+        for i in range(R):
+            out[i] = 1
+        out[0] = 0
+        for t in range(best_r):
+            out[keep[t]] = 0
+    return best, groups

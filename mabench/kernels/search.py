@@ -220,7 +220,9 @@ def lns_descent(st: State, rng: np.random.Generator, rmax: int, scratch, trace: 
     Z, k, kmax = st.Z, st.k, st.kmax
     n, d = Z.shape
     sums, sqsum, best, choice = scratch
+    pair = rmax > lns.RMAX  # large k: two-group regions split exactly by enumeration
     out = np.empty(rmax, dtype=np.int64)
+    idx = np.empty(rmax, dtype=np.int64)
     region = np.empty(rmax, dtype=np.int64)
     changes = 0
     passes = 0
@@ -239,7 +241,13 @@ def lns_descent(st: State, rng: np.random.Generator, rmax: int, scratch, trace: 
             ids = region[:r].copy()
             Zr = np.ascontiguousarray(Z[ids])
             old = float(((Zr - st.means[st.labels[ids]]) ** 2).sum())
-            new, gnew = lns.region_optimum(Zr, k, kmax, sums, sqsum, best, choice, out)
+            if pair:
+                if r >= 3 * k:
+                    continue
+                Zc = Zr - Zr.mean(axis=0)  # centred: less cancellation in Σx² − ‖Σx‖²/m
+                new, gnew = lns.pair_optimum(Zc, k, kmax, idx, out)
+            else:
+                new, gnew = lns.region_optimum(Zr, k, kmax, sums, sqsum, best, choice, out)
             if not new < old - 1e-9:
                 continue
             labels = st.labels.copy()

@@ -183,8 +183,8 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     if method == "lns":
         from mabench.kernels import lns
 
-        rmax = min(lns.RMAX, 4 * k if k <= 4 else 3 * k)
-        scratch = lns.scratch(Z.shape[1], rmax)
+        rmax = min(lns.RMAX, 4 * k if k <= 4 else 3 * k) if 2 * k <= lns.RMAX else lns.PAIR_RMAX
+        scratch = lns.scratch(Z.shape[1], min(rmax, lns.RMAX))
         search.lns_descent(st, rng, rmax, scratch, tr, deadline)
 
     touched_now = []

@@ -82,3 +82,29 @@ def test_lns_start_file(tmp_path):
     assert labels.shape == (30,)
     assert info["il_init"] == pytest.approx(100 * sum(((Z[i:i + 3] - Z[i:i + 3].mean(0)) ** 2).sum()
                                                       for i in range(0, 30, 3)) / ((Z - Z.mean(0)) ** 2).sum())
+
+
+@settings(max_examples=25, deadline=None)
+@given(k=st.integers(2, 4), extra=st.integers(0, 4), seed=st.integers(0, 10**6), ties=st.booleans())
+def test_pair_optimum_equals_brute_force(k, extra, seed, ties):
+    n = min(k + extra + k - 1, 3 * k - 1)  # fewer than 3k records: one or two groups
+    rng = np.random.default_rng(seed)
+    Z = rng.integers(0, 3, size=(n, 2)).astype(float) if ties else rng.normal(size=(n, 3))
+    want = optimum(Z, k, 2 * k - 1)
+    out = np.empty(n, dtype=np.int64)
+    sse, groups = L.pair_optimum(np.ascontiguousarray(Z), k, 2 * k - 1, np.empty(n, dtype=np.int64), out)
+    if want == float("inf"):
+        assert sse == float("inf")
+        return
+    assert sse == pytest.approx(want, abs=1e-9)
+    labels = out[:n]
+    real = sum(((Z[labels == g] - Z[labels == g].mean(axis=0)) ** 2).sum() for g in range(groups))
+    assert real == pytest.approx(want, abs=1e-9)
+    assert np.bincount(labels).min() >= k and np.bincount(labels).max() <= 2 * k - 1
+
+
+def test_lns_large_k_uses_pair_regions():
+    rng = np.random.default_rng(4)
+    Z = rng.normal(size=(90, 2))
+    labels, info = run_plugin({}, Z, 9, seed=0)  # 2k = 18 > 16: two-group regions
+    assert np.bincount(labels).min() >= 9 and info["il_init"] >= info["trace"][-1][1] - 1e-12
