@@ -427,6 +427,17 @@ def cmd_best_known(args) -> None:
         _print_json({"cells": int(len(merged)), "at_or_below_published": int(merged["beats"].sum())})
 
 
+def cmd_bound(args) -> None:
+    from mabench.bench.runner import parse_ks
+    from mabench.report import bounds
+
+    records = bounds.compute(args.dataset, parse_ks(args.k), args.seed)
+    if args.store:
+        bounds.store(records, args.dir)
+    for rec in records:
+        _print_json(rec)
+
+
 def cmd_report(args) -> None:
     require_extra("report", "report")
     from mabench.report import pages, published, tables
@@ -546,13 +557,21 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--budget", type=float, default=0.0, help="improve: seconds of search")
     s.add_argument("--restarts", type=int, default=0, help="improve: number of perturbation restarts")
     s.add_argument("--seed", type=int, default=0, help="improve: seed of the perturbations")
-    s.add_argument("--method", choices=["icsm", "ls"], default="icsm",
-                   help="improve: re-improve each perturbation with ICSM's inner loop, or with moves/swaps only")
+    s.add_argument("--method", choices=["icsm", "ls", "lns"], default="icsm",
+                   help="improve: re-improve each perturbation with ICSM's inner loop, moves/swaps only, or "
+                        "large-neighbourhood search (regions re-partitioned exactly)")
     s.add_argument("--dissolve", type=float, default=0.2,
                    help="improve: share of restarts that dissolve a random group instead of exchanging records")
     s.add_argument("--dir", help="registry folder (default: config/best_known)")
     s.add_argument("--out-dir", help="table: where best_known.{md,csv} go")
     s.set_defaults(func=cmd_best_known)
+    s = sub.add_parser("bound", help="certified lower bound on the optimal IL of a data set at each k (docs/bounds.md)")
+    s.add_argument("dataset", help="any data set the CLI accepts (catalog name, generator spec or file)")
+    s.add_argument("-k", required=True, help="minimum group sizes, e.g. 3,4,5,10")
+    s.add_argument("--seed", type=int, default=0, help="seed of a generated data set")
+    s.add_argument("--store", action="store_true", help="also write the bounds into config/best_known/bounds.csv")
+    s.add_argument("--dir", help="registry folder for --store (default: config/best_known)")
+    s.set_defaults(func=cmd_bound)
     s = sub.add_parser("report", help="write the reproduction report: one self-contained HTML page per paper")
     s.add_argument("--results", required=True)
     s.add_argument("--published", help="registry CSV (default: config/published.csv)")

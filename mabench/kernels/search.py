@@ -241,3 +241,68 @@ def summary(st, tr: Trace, il_init: float, iterations: int, restarts_done: int) 
     return st.labels, {"iterations": int(iterations), "restarts_done": int(restarts_done), "il_init": il_init,
                        "gain": 100.0 * (1.0 - il / il_init) if il_init > 0 else 0.0,
                        "trace": trace_points(tr)}
+
+
+def lns_descent(st: State, rng: np.random.Generator, rmax: int, scratch, trace: Trace | None = None,
+                deadline: float | None = None, max_passes: int = 0, seeds=None) -> int:
+    """Large-neighbourhood descent: for each group in a random order, take it and its nearest groups
+    (by centroid) while they hold ≤ ``rmax`` records, re-partition those records optimally
+    (:func:`mabench.kernels.lns.region_optimum`) and keep the result when the total SSE falls.
+    Passes repeat until one changes nothing (or ``max_passes``/``deadline``); returns the changes.
+    With ``seeds`` (record ids, e.g. those a perturbation touched) one pass visits only their groups."""
+    from mabench.kernels import lns
+
+    Z, k, kmax = st.Z, st.k, st.kmax
+    n, d = Z.shape
+    sums, sqsum, best, choice = scratch
+    pair = rmax > lns.RMAX  # large k: two-group regions split exactly by enumeration
+    out = np.empty(rmax, dtype=np.int64)
+    idx = np.empty(rmax, dtype=np.int64)
+    region = np.empty(rmax, dtype=np.int64)
+    changes = 0
+    passes = 0
+    while True:
+        c = st.sizes.size
+        order_g = np.empty(c, dtype=np.int64)
+        order_d = np.empty(c)
+        region_groups = np.empty(c, dtype=np.int64)
+        changed = False
+        visit = rng.permutation(c) if seeds is None else np.unique(st.labels[np.asarray(seeds, dtype=np.int64)])
+        for g0 in visit:
+            if g0 >= st.sizes.size:
+                continue
+            r, ng = lns.pick_region(Z, st.labels, st.sizes, st.means, st.members, int(g0), rmax, order_g, order_d,
+                                    region, region_groups)
+            ids = region[:r].copy()
+            Zr = np.ascontiguousarray(Z[ids])
+            old = float(((Zr - st.means[st.labels[ids]]) ** 2).sum())
+            if pair:
+                if r >= 3 * k:
+                    continue
+                Zc = Zr - Zr.mean(axis=0)  # centred: less cancellation in Σx² − ‖Σx‖²/m
+                new, gnew = lns.pair_optimum(Zc, k, kmax, idx, out)
+            else:
+                new, gnew = lns.region_optimum(Zr, k, kmax, sums, sqsum, best, choice, out)
+            if not new < old - 1e-9:
+                continue
+            labels = st.labels.copy()
+            fresh = list(region_groups[:ng]) + list(range(st.sizes.size, st.sizes.size + max(0, gnew - ng)))
+            labels[ids] = np.asarray(fresh, dtype=np.int64)[out[:r]]
+            before = st.sse
+            keep = st.copy_labels()
+            st.set(labels)
+            if st.sse < before - K.EPS:
+                changes += 1
+                changed = True
+                if trace is not None:
+                    trace.add(st.sse)
+                order_g = np.empty(st.sizes.size, dtype=np.int64)
+                order_d = np.empty(st.sizes.size)
+                region_groups = np.empty(st.sizes.size, dtype=np.int64)
+            else:
+                st.set(keep)
+            if deadline is not None and time.perf_counter() >= deadline:
+                return changes
+        passes += 1
+        if not changed or seeds is not None or (max_passes and passes >= max_passes):
+            return changes

@@ -746,3 +746,45 @@ def anytime(results: pd.DataFrame, out_dir) -> list[Path]:
                bbox_to_anchor=(0.5, -0.02 - 0.03 * (len(handles) // 4)))
     fig.tight_layout()
     return save(fig, out_dir, "anytime")
+
+
+def frontier(frame: pd.DataFrame, out_dir=None):
+    """Per registry data set, each method's gap to the certified lower bound (marker) against k, the
+    best known's gap as a black line: the room each method leaves, and how much of it is proven.
+    ``frame`` is :func:`mabench.report.frontier.table`. Returns the paths (``out_dir``) or the Figure."""
+    plt, _ = _pyplot()
+    datasets = list(dict.fromkeys(frame["dataset"]))
+    if not datasets:
+        return _placeholder("no best-known cells to draw", out_dir, "frontier")
+    fig, axes, cols = _grid(plt, len(datasets), 1)
+    labels = sorted(m for m in frame["method"].unique() if m != "best known")
+    styles = _series_styles(labels) if labels else {}
+    for i, ds in enumerate(datasets):
+        ax = _panel_axes(axes, cols, i, 1)[0]
+        f = frame[frame["dataset"] == ds]
+        kk = sorted(f["k"].astype(int).unique())
+        pos = {k: j for j, k in enumerate(kk)}
+        best = f[f["method"] == "best known"].sort_values("k")
+        ax.plot([pos[k] for k in best["k"]], best["gap_bound"], color="black", lw=1.6, marker="s", ms=4,
+                label="best known")
+        for j, lab in enumerate(labels):
+            s = f[f["method"] == lab].sort_values("k")
+            if s.empty:
+                continue
+            color, marker = styles[lab]
+            x = [pos[k] + (j - (len(labels) - 1) / 2) * 0.05 for k in s["k"]]
+            ax.plot(x, s["gap_bound"], color=color, marker=marker, ms=4, lw=0.8, label=lab)
+        ax.set_xticks(range(len(kk)))
+        ax.set_xticklabels([str(k) for k in kk])
+        ax.set_ylim(bottom=0)
+        ax.set_title(ds, fontsize=8)
+        ax.set_xlabel("k", fontsize=7)
+        ax.set_ylabel("gap to lower bound (% of IL)", fontsize=7)
+        ax.tick_params(labelsize=7)
+    _hide_unused(axes, cols, len(datasets), 1)
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color="black", marker="s", lw=1.6, label="best known")] + _handles(styles)
+    _finish(fig, handles, "Gap to the certified lower bound, 100·(IL − bound)/IL; the black line is the "
+            "best known partition (the part of the gap not yet proven or closed)", ncol=4)
+    return save(fig, out_dir, "frontier") if out_dir is not None else fig

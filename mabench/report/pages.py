@@ -208,7 +208,7 @@ def _source_page(source: str, comp: pd.DataFrame, results: pd.DataFrame, prov: d
     return _page(f"mabench reproduction: {title}", "".join(body))
 
 
-def _index_page(compared: pd.DataFrame, prov: dict, fig_dir: Path) -> str:
+def _index_page(compared: pd.DataFrame, prov: dict, fig_dir: Path, frontier_link: bool = False) -> str:
     body = ["<h1>mabench reproduction reports</h1>",
             "<p>Every published number in <code>config/published.csv</code>, recomputed by mabench. One page per "
             "seed paper; verdict rules and cause classes in <code>docs/published.md</code>.</p>",
@@ -234,6 +234,9 @@ def _index_page(compared: pd.DataFrame, prov: dict, fig_dir: Path) -> str:
                 f'<tbody>{"".join(rows)}</tbody></table>')
     body.append('<p><a href="sdcmicro.html">mabench vs sdcMicro</a>: sdcMicro\'s microaggregation() methods and '
                 "mabench's plugins of the same names on the same files (IL, DLD, time).</p>")
+    if frontier_link:
+        body.append('<h2 id="frontier">Frontier</h2><p><a href="frontier.html">How far each method is from the '
+                    'certified lower bound and the best known partition</a>.</p>')
     body.append(_provenance_html(prov))
     return _page("mabench reproduction reports", "".join(body))
 
@@ -256,5 +259,44 @@ def write_report(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None =
     body = sdcmicro.page_body(results, _esc, _figure_html) + _provenance_html(prov)
     io.write_text(target, _page("mabench vs sdcMicro", body))
     written.append(target)
-    io.write_text(out_dir / "index.html", _index_page(compared, prov, fig_dir))
+    page = _frontier_page(results, prov, fig_dir)
+    if page is not None:
+        io.write_text(out_dir / "frontier.html", page)
+        written.append(out_dir / "frontier.html")
+    io.write_text(out_dir / "index.html", _index_page(compared, prov, fig_dir, frontier_link=page is not None))
     return [out_dir / "index.html"] + written
+
+
+def _plain_table_html(frame: pd.DataFrame, name: str) -> str:
+    head = "".join(f"<th>{_esc(c)}</th>" for c in frame.columns)
+    rows = []
+    for rec in frame.to_dict("records"):
+        cells = "".join(f'<td class="num">{v:.4f}</td>' if isinstance(v, float) else f"<td>{_esc(v)}</td>"
+                        for v in rec.values())
+        rows.append(f"<tr>{cells}</tr>")
+    return f'<table data-table="{_esc(name)}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _frontier_page(results: pd.DataFrame, prov: dict, fig_dir: Path) -> str | None:
+    """The frontier section: gaps to the certified lower bound and to the best known (None when the
+    registry has no bounds.csv)."""
+    from mabench.errors import UserError
+    from mabench.report import frontier
+
+    try:
+        frame = frontier.table(results)
+    except UserError:
+        return None
+    png = figures.png_bytes(figures.frontier(frame))
+    io.write_bytes(fig_dir / "frontier.png", png)
+    show = frame[["dataset", "k", "method", "il", "bound", "best", "gap_bound", "gap_best"]].rename(columns={
+        "il": "IL", "bound": "lower bound", "best": "best known", "gap_bound": "gap to bound %",
+        "gap_best": "gap to best %"})
+    body = ["<h1>The frontier: distance to optimal</h1>",
+            "<p>Per real data set and k, each method's IL (default run, mean over seeds) against the certified "
+            "lower bound (<code>mabench bound</code>, docs/bounds.md) and the best known partition "
+            "(<code>config/best_known</code>). Gap = 100·(IL − reference)/IL. The optimum lies between the bound "
+            "and the best known.</p>",
+            _figure_html(png, "Gap to the certified lower bound per method", "frontier"),
+            _plain_table_html(show, "frontier"), _provenance_html(prov)]
+    return _page("mabench frontier", "".join(body))

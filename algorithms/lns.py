@@ -1,0 +1,95 @@
+"""LNS — large-neighbourhood search with an exact sub-solver (improver of any partition).
+
+Repeatedly takes a group and its nearest groups by centroid (a region of at most ``region``
+records), re-partitions the region OPTIMALLY into groups of k..2k−1 records (bit-mask dynamic
+programming over the region's subsets, :mod:`mabench.kernels.lns`), and keeps the new groups when
+the total SSE falls; a pass visits every group once in a random order, passes repeat until one
+changes nothing. Optional perturbation restarts around the best partition (as ``ls``/``icsm``,
+003_58f0e37d459aa4df.txt §5.3) alternate with the LNS descent. The idea of exact re-optimisation of
+parts follows Castro, Gentile & Spagnolo-Arrizabalaga (PSD 2022: decompose, solve parts exactly,
+then local search); the neighbourhood (nearest groups by centroid) and the DP sub-solver are this
+harness's choices (docs/algorithms/lns.md). Start: ``init=`` any constructive plugin, or
+``start=`` a partition file (CSV with header ``group``, e.g. a config/best_known entry).
+"""
+
+import time
+
+import numpy as np
+
+from mabench import discovery
+from mabench.errors import UserError
+from mabench.kernels import lns as L
+from mabench.kernels import search
+from mabench.plugin import Algorithm, Param
+
+
+def _start(Z, k, params, rng):
+    if params["start"]:
+        from pathlib import Path
+
+        from mabench.report.best_known import read_partition
+
+        try:
+            return read_partition(Path(params["start"]), Z.shape[0])
+        except ValueError as exc:
+            raise UserError(f"lns start=: {exc}") from None
+    labels, _ = discovery.initial_partition(Z, k, params["init"], params["init_params"], rng)
+    return labels
+
+
+def run(Z, k, params, rng):
+    top = L.RMAX if 2 * k <= L.RMAX else L.PAIR_RMAX  # large k: two-group regions split by enumeration
+    rmax = int(params["region"]) or (min(L.RMAX, 4 * k if k <= 4 else 3 * k) if top == L.RMAX else top)
+    if not 2 * k <= rmax <= top:
+        raise UserError(f"lns region={rmax} must lie in [2k, {top}] = [{2 * k}, {top}] for k={k}")
+    kmax = 2 * k - 1
+    labels = _start(Z, k, params, rng)
+    if np.bincount(labels).max() > kmax:
+        raise UserError(f"lns needs a start with groups of at most 2k−1 = {kmax} records (use e.g. init_params=tail=2k)")
+    tr = search.Trace(search.sst(Z))
+    st = search.State(Z, labels, k, kmax)
+    il_init = tr.il(st.sse)
+    tr.add(st.sse)
+    scratch = L.scratch(Z.shape[1], min(rmax, L.RMAX))
+    deadline = tr.start + params["budget"] if params["budget"] > 0 else None
+    changes = search.lns_descent(st, rng, rmax, scratch, tr, deadline)
+    done = 0
+    if params["restarts"] or params["budget"] > 0:
+        touched_now = []
+
+        def local(s, touched):
+            search.descent(s, params["neighbours"], start=touched)
+            touched_now[:] = [touched]
+
+        def improve(s):  # the regions around the perturbed records only (a full pass costs c regions)
+            search.lns_descent(s, rng, rmax, scratch, None, deadline, seeds=touched_now[0])
+
+        remaining = 0.0 if deadline is None else max(1e-9, deadline - time.perf_counter())
+        _, _, done = search.iterate(st, improve, params["restarts"], remaining, params["perturb"],
+                                    params["neighbours"], rng, tr, local)
+    return search.summary(st, tr, il_init, changes, done)
+
+
+ALGORITHM = Algorithm(
+    name="lns",
+    title="Large-neighbourhood search, regions re-partitioned exactly (DP), with perturbation restarts",
+    citation="Castro, Gentile & Spagnolo-Arrizabalaga, PSD 2022 (exact re-optimisation of parts); "
+             "003_58f0e37d459aa4df.txt §5.3 (restarts); docs/algorithms/lns.md",
+    run=run,
+    max_group_size=lambda k, params: 2 * k - 1,
+    params={
+        "init": Param("mdav", "algorithm whose partition is improved (any constructive plugin)"),
+        "init_params": Param("tail=2k", "parameters of init, ';'-separated"),
+        "start": Param("", "optional partition file (CSV, header `group`) to start from instead of init"),
+        "region": Param(0, "records per region (0 = min(16, 4k) for k ≤ 4, min(16, 3k) for k ≤ 8, 22 beyond); "
+                           "at most 16, or 22 when 2k > 16 (two-group regions)"),
+        "neighbours": Param(8, "perturbation and the seeded descent use this many nearest groups"),
+        "restarts": Param(0, "random-perturbation restarts after the first descent; 0 = none"),
+        "perturb": Param(20, "at most this many records are perturbed per restart"),
+        "budget": Param(0.0, "optional time budget in seconds (0 = stop by restarts only)"),
+    },
+    deterministic=True,
+    notes="regions hold at most 16 records (the DP is exponential in them); for k ≥ 9 a region is two groups "
+          "of at most 22 records together, split exactly by enumeration; time budgets make the stopping point "
+          "machine-dependent",
+)

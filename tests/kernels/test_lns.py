@@ -1,0 +1,110 @@
+"""LNS: the exact region solver against brute force; the search never raises SSE; partitions valid."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from oracles.partition_bruteforce import optimum
+
+from mabench.kernels import lns as L
+
+
+def run_plugin(params, Z, k, seed=0):
+    """lns's labels after the contract check (it returns labels and info)."""
+    from mabench import discovery, partition
+    from mabench.plugin import split_output
+
+    algo = discovery.algorithm("lns")
+    resolved = algo.resolve(params)
+    labels, info = split_output(algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved,
+                                         np.random.default_rng(seed)))
+    partition.check(np.asarray(labels), len(Z), k, algo.max_group_size(k, resolved), who="lns")
+    return np.asarray(labels), info
+
+
+def _solve(Z, k, kmax):
+    scratch = L.scratch(Z.shape[1], 10)
+    out = np.empty(10, dtype=np.int64)
+    sse, groups = L.region_optimum(np.ascontiguousarray(Z), k, kmax, *scratch, out)
+    return sse, groups, out[: Z.shape[0]].copy()
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 9), k=st.integers(2, 3), seed=st.integers(0, 10**6), ties=st.booleans())
+def test_region_optimum_equals_brute_force(n, k, seed, ties):
+    rng = np.random.default_rng(seed)
+    Z = rng.integers(0, 3, size=(n, 2)).astype(float) if ties else rng.normal(size=(n, 3))
+    want = optimum(Z, k, 2 * k - 1)
+    sse, groups, labels = _solve(Z, k, 2 * k - 1)
+    if want == float("inf"):
+        assert sse == float("inf")
+        return
+    assert sse == pytest.approx(want, abs=1e-9)
+    # the labels returned realise that SSE and respect the sizes
+    sizes = np.bincount(labels, minlength=groups)
+    assert sizes.min() >= k and sizes.max() <= 2 * k - 1
+    real = sum(((Z[labels == g] - Z[labels == g].mean(axis=0)) ** 2).sum() for g in range(groups))
+    assert real == pytest.approx(want, abs=1e-9)
+
+
+def test_lns_never_rises_and_is_valid():
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(120, 3))
+    for k in (2, 3, 5):
+        labels, info = run_plugin({"restarts": 3}, Z, k, seed=1)
+        ils = [il for _, il in info["trace"]]
+        assert all(b <= a + 1e-12 for a, b in zip(ils, ils[1:])), ils
+        assert ils[-1] <= info["il_init"] + 1e-12
+
+
+def test_lns_improves_mdav_and_is_deterministic():
+    rng = np.random.default_rng(5)
+    Z = rng.normal(size=(150, 2))
+    from mabench import discovery
+
+    algo = discovery.algorithm("lns")
+    params = algo.resolve({})
+    a, info = algo.run(Z, 3, params, np.random.default_rng(7))
+    b, _ = algo.run(Z, 3, params, np.random.default_rng(7))
+    assert np.array_equal(a, b)
+    assert info["gain"] > 0.0  # MDAV on random data is never LNS-optimal at this size
+
+
+def test_lns_start_file(tmp_path):
+    rng = np.random.default_rng(2)
+    Z = rng.normal(size=(30, 2))
+    start = tmp_path / "p.csv"
+    start.write_text("group\n" + "".join(f"{i // 3}\n" for i in range(30)))
+    labels, info = run_plugin({"start": str(start)}, Z, 3)
+    assert labels.shape == (30,)
+    assert info["il_init"] == pytest.approx(100 * sum(((Z[i:i + 3] - Z[i:i + 3].mean(0)) ** 2).sum()
+                                                      for i in range(0, 30, 3)) / ((Z - Z.mean(0)) ** 2).sum())
+
+
+@settings(max_examples=25, deadline=None)
+@given(k=st.integers(2, 4), extra=st.integers(0, 4), seed=st.integers(0, 10**6), ties=st.booleans())
+def test_pair_optimum_equals_brute_force(k, extra, seed, ties):
+    n = min(k + extra + k - 1, 3 * k - 1)  # fewer than 3k records: one or two groups
+    rng = np.random.default_rng(seed)
+    Z = rng.integers(0, 3, size=(n, 2)).astype(float) if ties else rng.normal(size=(n, 3))
+    want = optimum(Z, k, 2 * k - 1)
+    out = np.empty(n, dtype=np.int64)
+    sse, groups = L.pair_optimum(np.ascontiguousarray(Z), k, 2 * k - 1, np.empty(n, dtype=np.int64), out)
+    if want == float("inf"):
+        assert sse == float("inf")
+        return
+    assert sse == pytest.approx(want, abs=1e-9)
+    labels = out[:n]
+    real = sum(((Z[labels == g] - Z[labels == g].mean(axis=0)) ** 2).sum() for g in range(groups))
+    assert real == pytest.approx(want, abs=1e-9)
+    assert np.bincount(labels).min() >= k and np.bincount(labels).max() <= 2 * k - 1
+
+
+def test_lns_large_k_uses_pair_regions():
+    rng = np.random.default_rng(4)
+    Z = rng.normal(size=(90, 2))
+    labels, info = run_plugin({}, Z, 9, seed=0)  # 2k = 18 > 16: two-group regions
+    assert np.bincount(labels).min() >= 9 and info["il_init"] >= info["trace"][-1][1] - 1e-12
