@@ -10,29 +10,24 @@ parts follows Castro, Gentile & Spagnolo-Arrizabalaga (PSD 2022: decompose, solv
 then local search); the neighbourhood (nearest groups by centroid) and the DP sub-solver are this
 harness's choices (docs/algorithms/lns.md). Start: ``init=`` any constructive plugin, or
 ``start=`` a partition file (CSV with header ``group``, e.g. a config/best_known entry).
+
+Scaling: time O(2^r·r) per region of r ≤ 16 records (subset DP; two-group regions of ≤ 22 records: O(2^r)), × regions per sweep, sweeps until no improvement, × restarts; plus init's cost; memory O(n·d) (plus 2^r per region).
 """
 
 import time
 
 import numpy as np
 
-from mabench import discovery
+from mabench import discovery, partition
 from mabench.errors import UserError
 from mabench.kernels import lns as L
 from mabench.kernels import search
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, linear_bytes
 
 
 def _start(Z, k, params, rng):
     if params["start"]:
-        from pathlib import Path
-
-        from mabench.report.best_known import read_partition
-
-        try:
-            return read_partition(Path(params["start"]), Z.shape[0])
-        except ValueError as exc:
-            raise UserError(f"lns start=: {exc}") from None
+        return partition.read_labels(params["start"], Z.shape[0], k)
     labels, _ = discovery.initial_partition(Z, k, params["init"], params["init_params"], rng)
     return labels
 
@@ -72,21 +67,26 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="lns",
+    time="O(2^r·r) per region of r ≤ 16 records (subset DP; two-group regions of ≤ 22 records: O(2^r)), "
+         "× regions per sweep, sweeps until no improvement, × restarts; plus init's cost",
+    memory="O(n·d) (plus 2^r per region)",
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),  # the DP's 2^r table is at most 32 MB
     title="Large-neighbourhood search, regions re-partitioned exactly (DP), with perturbation restarts",
     citation="Castro, Gentile & Spagnolo-Arrizabalaga, PSD 2022 (exact re-optimisation of parts); "
              "003_58f0e37d459aa4df.txt §5.3 (restarts); docs/algorithms/lns.md",
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
+    check=discovery.check_init,
     params={
         "init": Param("mdav", "algorithm whose partition is improved (any constructive plugin)"),
         "init_params": Param("tail=2k", "parameters of init, ';'-separated"),
         "start": Param("", "optional partition file (CSV, header `group`) to start from instead of init"),
         "region": Param(0, "records per region (0 = min(16, 4k) for k ≤ 4, min(16, 3k) for k ≤ 8, 22 beyond); "
-                           "at most 16, or 22 when 2k > 16 (two-group regions)"),
-        "neighbours": Param(8, "perturbation and the seeded descent use this many nearest groups"),
-        "restarts": Param(0, "random-perturbation restarts after the first descent; 0 = none"),
-        "perturb": Param(20, "at most this many records are perturbed per restart"),
-        "budget": Param(0.0, "optional time budget in seconds (0 = stop by restarts only)"),
+                           "at most 16, or 22 when 2k > 16 (two-group regions)", min=0, max=22),
+        "neighbours": Param(8, "perturbation and the seeded descent use this many nearest groups", min=1),
+        "restarts": Param(0, "random-perturbation restarts after the first descent; 0 = none", min=0),
+        "perturb": Param(20, "at most this many records are perturbed per restart", min=1),
+        "budget": Param(0.0, "optional time budget in seconds (0 = stop by restarts only)", min=0.0, max=1e7),
     },
     deterministic=True,
     notes="regions hold at most 16 records (the DP is exponential in them); for k ≥ 9 a region is two groups "

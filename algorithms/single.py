@@ -33,7 +33,7 @@ ALGORITHM = Algorithm(
     citation=f"{S.SDC_DOC} (micro_single); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
     run=run,
     max_group_size=lambda k, params: 2 * k - 1,
-    params={"varsort": Param(1, "the variable to sort by (1-based column number; sdcMicro's varsort)")},
+    params={"varsort": Param(1, "the variable to sort by (1-based column number; sdcMicro's varsort)", min=1)},
     deterministic=True,
     uses_raw=True,
     notes="Sorted on the original values (z-scores would only add rounding ties); equal values keep "

@@ -31,6 +31,23 @@ def run_cli(*args: str, cwd: Path | None = ROOT, env: dict | None = None, timeou
                           cwd=cwd, env={**os.environ, **(env or {})}, timeout=timeout)
 
 
+class Proc:
+    """What an in-process CLI call gave: exit status and the captured output."""
+
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def main_in_process(capsys, *args) -> Proc:
+    """``mabench ARGS`` in this process (``cli.main``), its output captured by pytest's ``capsys``."""
+    from mabench import cli
+
+    capsys.readouterr()
+    status = cli.main([str(a) for a in args])
+    out = capsys.readouterr()
+    return Proc(status, out.out, out.err)
+
+
 def assert_user_error(proc, *needles):
     """The CLI's error contract: exit status 2, one line on stderr, no traceback, no stdout."""
     assert proc.returncode == 2, (proc.returncode, proc.stderr)

@@ -193,6 +193,15 @@ def schema_path() -> Path:
     return resources.source_root() / SCHEMA
 
 
+def _read_yaml(path: Path, what: str, fix: str):
+    try:
+        return yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise UserError(f"{what} {str(path)!r} does not exist; {fix}") from None
+    except (yaml.YAMLError, UnicodeDecodeError, IsADirectoryError):
+        raise UserError(f"{what} {str(path)!r} is not valid YAML") from None
+
+
 def resolve_extends(config: dict, folder: Path) -> dict:
     """A configuration with ``extends: BASE.yaml`` (a file in ``folder``) is that base with this
     file's keys laid over it: entries of ``algorithms`` and ``datasets`` are added or replaced by id,
@@ -202,12 +211,7 @@ def resolve_extends(config: dict, folder: Path) -> dict:
     if not name:
         return config
     path = Path(folder) / str(name)
-    try:
-        base = yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"extends: {str(path)!r} does not exist; name a configuration file beside this one") from None
-    except (yaml.YAMLError, UnicodeDecodeError):
-        raise UserError(f"extends: {str(path)!r} is not valid YAML") from None
+    base = _read_yaml(path, "extends:", "name a configuration file beside this one")
     if not isinstance(base, dict):
         raise UserError(f"extends: {str(path)!r} is not a mapping of configuration keys")
     if base.get("extends"):
@@ -227,12 +231,7 @@ def load_config(path: str | Path | None = None) -> dict:
     """A configuration file read and validated against the workflow's schema, defaults filled in
     (what Snakemake's ``validate`` does), for commands that build a plan outside Snakemake."""
     path = Path(path) if path else resources.config_path("config.yaml")
-    try:
-        config = yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"config {str(path)!r} does not exist; give --config FILE") from None
-    except (yaml.YAMLError, UnicodeDecodeError):
-        raise UserError(f"config {str(path)!r} is not valid YAML") from None
+    config = _read_yaml(path, "config", "give --config FILE")
     if not isinstance(config, dict):
         raise UserError(f"config {str(path)!r} is not a workflow configuration (not a mapping of configuration keys); "
                         "see config/config.yaml")

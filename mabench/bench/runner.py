@@ -383,7 +383,10 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     ds = data.load(dataset, seed)
     n = ds.values.shape[0]
     labels = partition.read_labels(partition_path, n, k)
-    return evaluate_labels(ds, labels, metrics, metric_options)
+    record = evaluate_labels(ds, labels, metrics, metric_options)
+    if generated:  # the draw the partition was scored on
+        record = {**{key: record[key] for key in ("dataset", "dataset_params")}, "seed": int(seed), **record}
+    return record
 
 
 def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict | None = None,
@@ -412,7 +415,6 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
     return {
         "dataset": ds.name,
         "dataset_params": format_params(ds.params),
-        **({"seed": int(seed)} if generated else {}),
         "n": int(n),
         "n_groups": n_groups,
         "min_group": int(sizes.min()),

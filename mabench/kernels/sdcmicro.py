@@ -228,7 +228,7 @@ def sample_standardized(raw: np.ndarray | None, Z: np.ndarray) -> np.ndarray:
 
 CLUSTER_METHODS = ("clara", "pam", "kmeans")
 # The parameters of the cluster-wise methods (influence, clustpca, clustpppca, clustmcdpca).
-NC = Param(8, "number of clusters (sdcMicro's nc)")
+NC = Param(8, "number of clusters (sdcMicro's nc)", min=1)
 CLUSTER = Param("clara", "clustering: clara (sdcMicro's default), pam or kmeans", CLUSTER_METHODS)
 
 

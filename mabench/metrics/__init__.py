@@ -171,14 +171,17 @@ EXTREME = 1e150  # |x| above (or nonzero below 1/EXTREME): its square leaves flo
 
 
 def _magnitude_problem(values: np.ndarray) -> str | None:
-    a = np.abs(values)
+    """A column whose squares overflow, or one whose every nonzero value is so small that its squares
+    (and its sum of squares) underflow. A lone tiny value beside moderate ones is harmless: its square
+    is negligible next to theirs."""
+    a = np.abs(np.asarray(values, dtype=np.float64)).reshape(len(values), -1)
     big = float(a.max()) if a.size else 0.0
-    nonzero = a[a > 0]
-    small = float(nonzero.min()) if nonzero.size else 1.0
     if big > EXTREME:
         return f"values up to {big:.3g}"
-    if small < 1.0 / EXTREME:
-        return f"values as small as {small:.3g}"
+    col_max = a.max(axis=0) if a.size else np.zeros(0)
+    tiny = col_max[(col_max > 0) & (col_max < 1.0 / EXTREME)]
+    if tiny.size:
+        return f"a column whose values are at most {float(tiny.max()):.3g}"
     return None
 
 

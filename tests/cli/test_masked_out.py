@@ -52,7 +52,7 @@ def test_masked_out_refusals(tmp_path):
     assert_user_error(run_cli("run", "mdav", str(path), "-k", "3,4", "--masked-out", str(tmp_path / "m.csv")),
                       "with several k values must contain {k}")
     assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--masked-out", str(path)),
-                      "is the data file; writing it would replace your input")
+                      "is the same file as data", "would replace your input")
     assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--masked-out", str(tmp_path / "m.txt")),
                       "must end in .csv or .parquet")
     assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--out", str(tmp_path / "m.csv"),

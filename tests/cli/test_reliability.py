@@ -25,23 +25,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from support import ROOT, assert_user_error
-from mabench import cli, io
+from support import ROOT, assert_user_error, main_in_process as main
+from mabench import io
 from mabench.errors import UserError
 
 GOOD = "a,b\n1,2\n3,5\n4,1\n7,8\n2,2\n9,4\n"
-
-
-class Proc:
-    def __init__(self, returncode, stdout, stderr):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
-def main(capsys, *args) -> Proc:
-    capsys.readouterr()
-    status = cli.main([str(a) for a in args])
-    out = capsys.readouterr()
-    return Proc(status, out.out, out.err)
 
 
 def listing(folder: Path) -> list[str]:

@@ -10,23 +10,10 @@ import json
 import pandas as pd
 import pytest
 
-from support import assert_user_error
-from mabench import cli
+from support import assert_user_error, main_in_process as main
 
 ROW = {"algorithm": "mdav", "params": "tail=3k", "dataset": "tarragona", "dataset_params": "", "k": 3, "seed": 0,
        "n": 834, "d": 13, "il": 16.9, "seconds": 0.1, "dataset_id": "tarragona", "algo_id": "mdav"}
-
-
-class Proc:
-    def __init__(self, returncode, stdout, stderr):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
-def main(capsys, *args) -> Proc:
-    capsys.readouterr()
-    status = cli.main([str(a) for a in args])
-    out = capsys.readouterr()
-    return Proc(status, out.out, out.err)
 
 
 def _parquet(path, rows):
