@@ -17,14 +17,13 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from mabench.bench import plan as mabench_plan
+from mabench.bench.config_check import check_config
 
 
 if config.get("extends"):  # a configuration that names only what it adds to another (config/full.yaml)
     _merged = mabench_plan.resolve_extends(dict(config), os.path.dirname(os.path.abspath(workflow.configfiles[-1])))
     config.clear()
     config.update(_merged)
-from mabench.bench.config_check import check_config
-
 check_config(config, workflow.configfiles, os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml"))
 validate(config, "../schemas/config.schema.yaml")
 try:
