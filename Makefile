@@ -26,7 +26,7 @@ reproduce: $(STAMP)
 		--report results/report.html
 
 record-time:
-	$(BIN)/python -c "import json, pathlib; from mabench import timing; \
+	$(BIN)/python -c "import json, pathlib; from mabench.bench import timing; \
 	timing.append(json.loads(pathlib.Path('results/timing.json').read_text()), pathlib.Path('docs/workflow-time.csv'))"
 
 # Two workers (CI has 2 cores), one test file per worker at a time so module fixtures are built once.
