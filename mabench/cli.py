@@ -584,8 +584,19 @@ INTERRUPTED = "mabench: interrupted; nothing was written\n"
 GRACE_SECONDS = 1.0
 
 
+_SIGNALLED: list = []  # set once a SIGINT or SIGTERM has arrived
+
+
 def _interrupt(signum, frame):  # SIGINT and SIGTERM (e.g. from a workflow manager) unwind like Ctrl-C
+    _SIGNALLED.append(signum)
     raise KeyboardInterrupt
+
+
+def _quiet_interrupt(previous):
+    def hook(unraisable):
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            previous(unraisable)
+    return hook
 
 
 class _Interrupts:
@@ -609,6 +620,10 @@ class _Interrupts:
         self.reader, self.writer = socket.socketpair()
         self.writer.setblocking(False)
         self.previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+        # the KeyboardInterrupt of a signal that lands in a C callback cannot propagate there; Python
+        # would print it with a traceback ("Exception ignored ..."): the one line comes from _main
+        self.previous_hook = sys.unraisablehook
+        sys.unraisablehook = _quiet_interrupt(self.previous_hook)
         self.previous_fd = signal.set_wakeup_fd(self.writer.fileno(), warn_on_full_buffer=False)
         threading.Thread(target=self._watch, name="mabench-interrupts", daemon=True).start()
         return self
@@ -635,6 +650,7 @@ class _Interrupts:
         import signal
 
         self.done.set()
+        sys.unraisablehook = self.previous_hook
         signal.set_wakeup_fd(self.previous_fd)
         for sig, handler in self.previous.items():
             signal.signal(sig, handler)
@@ -653,6 +669,7 @@ def _main(argv) -> int:
     from mabench import io
 
     _PENDING.clear()
+    _SIGNALLED.clear()
     try:
         args = build_parser().parse_args(argv)
         gate = None
@@ -691,6 +708,13 @@ def _main(argv) -> int:
 
         sys.stderr.write(f"mabench: error: {os_error(exc, exc.filename or '?', 'access')}\n")
         return EXIT_USAGE
+    except Exception:
+        # A signal that lands inside a library callback (e.g. LLVM's while Numba compiles) is swallowed
+        # there and resurfaces as that library's own error: after a signal, any failure is the interrupt.
+        if not _SIGNALLED:
+            raise
+        sys.stderr.write(INTERRUPTED)
+        return 130
     finally:
         _PENDING.clear()
     return 0

@@ -396,3 +396,26 @@ def test_figures_with_one_k_per_data_set_write_placeholders(tmp_path, capsys):
     assert proc.returncode == 0, proc.stderr
     written = {p.name for p in (tmp_path / "fig").iterdir()}
     assert {"il_vs_k.pdf", "il_vs_k.png", "ru_map.pdf", "ru_map.png"} <= written, written
+
+
+def test_a_signal_swallowed_by_a_library_callback_still_ends_as_an_interrupt(work, capsys, monkeypatch):
+    """A SIGINT that lands in a C callback (LLVM's while Numba compiles) cannot raise there: Python
+    reports it as unraisable and the library then fails with an error of its own. After a signal, the
+    command ends as interrupted (130, one line), and the unraisable report prints nothing."""
+    import sys as _sys
+
+    from mabench import cli
+
+    def compile_fails(args):
+        cli._SIGNALLED.append(2)  # what the signal handler records before it raises
+        _sys.unraisablehook(type("U", (), {"exc_value": KeyboardInterrupt(), "exc_type": KeyboardInterrupt,
+                                            "exc_traceback": None, "err_msg": None, "object": None})())
+        raise RuntimeError("no compiled object yet for <Library '_select'>")
+
+    monkeypatch.setattr(cli, "cmd_list", compile_fails)
+    proc = main(capsys, "list", "algorithms")
+    assert proc.returncode == 130 and proc.stderr == cli.INTERRUPTED and proc.stdout == ""
+    # without a signal the same error is a bug and is not hidden
+    monkeypatch.setattr(cli, "cmd_list", lambda args: (_ for _ in ()).throw(RuntimeError("bug")))
+    with pytest.raises(RuntimeError, match="bug"):
+        cli.main(["list", "algorithms"])

@@ -16,7 +16,7 @@ def data_file(tmp_path):
 
 
 @pytest.mark.parametrize("args,needles", [
-    (["influence", "--param", "nc=0"], ["nc=0", "positive"]),
+    (["influence", "--param", "nc=0"], ["nc=0", "out of range", ">= 1"]),
     (["clustpca", "--param", "clustermethod=ward"], ["clustermethod", "clara, pam, kmeans"]),
     (["single", "--param", "varsort=9"], ["varsort=9", "1..3"]),
 ])
