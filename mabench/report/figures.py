@@ -757,7 +757,7 @@ def frontier(frame: pd.DataFrame, out_dir=None):
     if not datasets:
         return _placeholder("no best-known cells to draw", out_dir, "frontier")
     # one line per algorithm: its best variant at each (data set, k); the table keeps every variant
-    frame = frame.assign(method=frame["method"].str.split("[", n=1).str[0])
+    frame = frame.assign(method=frame["method"].str.split("[", n=1).str[0]).dropna(subset=["gap_bound"])
     frame = frame.loc[frame.groupby(["dataset", "k", "method"])["gap_bound"].idxmin()]
     fig, axes, cols = _grid(plt, len(datasets), 1)
     labels = sorted(m for m in frame["method"].unique() if m != "best known")
