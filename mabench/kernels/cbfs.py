@@ -17,7 +17,7 @@ from mabench.kernels.groups import assign_leftovers, close_tail
 from mabench.kernels.kdtree import kd_scratch
 from mabench.kernels.nearest import farthest_group
 from mabench.kernels.treegroups import (REBUILD, centroid_of_remaining, group_from_tree, label_remaining, shell_farthest,
-                                        shell_order, start_sums, tree_over_remaining, use_tree)
+                                        shell_order, tree_over_remaining, tree_start, use_tree)
 
 
 @njit(cache=True)
@@ -61,16 +61,8 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid):
     """:func:`cbfs_labels_scan`'s partition with the farthest record taken from a shell order (or, for
     the fixed centroid, from one precomputed order) and the k−1 nearest from a k-d tree."""
     n, d = Z.shape
-    labels = np.full(n, UNASSIGNED, dtype=np.int64)
-    ids, sums = start_sums(Z, labels)
+    labels, ids, sums, c, p, top_d, top_i, pos, T, KS = tree_start(Z, k)
     c_fixed = sums / n
-    c = np.empty(d)
-    p = np.empty(d)
-    top_d = np.empty(max(k, 1))
-    top_i = np.empty(max(k, 1), dtype=np.int64)
-    pos = np.empty(n, dtype=np.int64)
-    T = tree_over_remaining(Z, labels, pos)
-    KS = kd_scratch(T)
     built = n
     slots = n
     seeds = _farthest_first(Z, c_fixed) if fixed_centroid else np.empty(0, dtype=np.int64)

@@ -11,7 +11,7 @@ from mabench.kernels.groups import assign_leftovers, close_tail
 from mabench.kernels.kdtree import kd_scratch
 from mabench.kernels.nearest import farthest_group, group_around
 from mabench.kernels.treegroups import (REBUILD, centroid_of_remaining, group_from_tree, label_remaining, load_position,
-                                        shell_farthest, shell_order, start_sums, tree_over_remaining, use_tree)
+                                        shell_farthest, shell_order, tree_over_remaining, tree_start, use_tree)
 
 TAIL_3K = 0  # MDAV-generic: pairs while >= 3k left; 2k..3k-1 -> one group + the rest
 TAIL_2K = 1  # MDAV as worded in P-S / CV-MDAV / ICSM Alg. 1: pairs while >= 2k; k..2k-1 -> one group
@@ -54,16 +54,8 @@ def mdav_labels_tree(Z, k, tail):
     """:func:`mdav_labels` with the farthest and nearest records found by a k-d tree
     (kernels/treegroups.py): the same partition, in O(n log n)-ish time at low dimension."""
     n, d = Z.shape
-    labels = np.full(n, UNASSIGNED, dtype=np.int64)
-    ids, sums = start_sums(Z, labels)
+    labels, ids, sums, c, p, top_d, top_i, pos, T, KS = tree_start(Z, k)
     slots = n
-    c = np.empty(d)
-    p = np.empty(d)
-    top_d = np.empty(max(k, 1))
-    top_i = np.empty(max(k, 1), dtype=np.int64)
-    pos = np.empty(n, dtype=np.int64)
-    T = tree_over_remaining(Z, labels, pos)
-    KS = kd_scratch(T)
     slots = centroid_of_remaining(Z, ids, labels, slots, n, sums, c)
     c0 = c.copy()
     Q, order, a = shell_order(Z, labels, c0)

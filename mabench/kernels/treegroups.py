@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from mabench.kernels.buffer import UNASSIGNED
-from mabench.kernels.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining
+from mabench.kernels.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining, kd_scratch
 
 REBUILD = 0.75  # rebuild the tree over the remaining records once fewer than this share of it is left
 
@@ -202,3 +202,18 @@ def use_tree(index: str, n: int, d: int) -> bool:
         if d <= max_d:
             return n >= min_n
     return False
+
+
+@njit(cache=True)
+def tree_start(Z, k):
+    """What the tree paths of MDAV and CBFS start from: no record assigned, the ids and column sums in
+    record order, scratch for a centroid, a point and the k nearest, and a k-d tree over the records
+    with its query scratch. Returns (labels, ids, sums, c, p, top_d, top_i, pos, T, KS)."""
+    n, d = Z.shape
+    labels = np.full(n, UNASSIGNED, dtype=np.int64)
+    ids, sums = start_sums(Z, labels)
+    top_d = np.empty(max(k, 1))
+    top_i = np.empty(max(k, 1), dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    T = tree_over_remaining(Z, labels, pos)
+    return labels, ids, sums, np.empty(d), np.empty(d), top_d, top_i, pos, T, kd_scratch(T)
