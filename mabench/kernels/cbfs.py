@@ -16,8 +16,9 @@ from mabench.kernels.buffer import UNASSIGNED, centroid, compact, scratch, work_
 from mabench.kernels.groups import assign_leftovers, close_tail
 from mabench.kernels.kdtree import kd_scratch
 from mabench.kernels.nearest import farthest_group
-from mabench.kernels.treegroups import (REBUILD, centroid_of_remaining, group_from_tree, label_remaining, shell_farthest,
-                                        shell_order, tree_over_remaining, tree_start, use_tree)
+from mabench.kernels.treegroups import (REBUILD, all_alive, centroid_of_remaining, group_from_tree, label_remaining,
+                                        load_position, nearest_of_two, shell_farthest, shell_order, take_group,
+                                        tree_over_remaining, tree_start, use_pair, use_tree)
 
 
 @njit(cache=True)
@@ -57,11 +58,21 @@ def _farthest_first(Z, c):
 
 
 @njit(cache=True)
-def cbfs_labels_tree(Z, k, tail_group, fixed_centroid):
+def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=False):
     """:func:`cbfs_labels_scan`'s partition with the farthest record taken from a shell order (or, for
-    the fixed centroid, from one precomputed order) and the k−1 nearest from a k-d tree."""
+    the fixed centroid, from one precomputed order) and the k−1 nearest from a k-d tree.
+
+    ``pair``: with each seed's nearest, find on a second thread those of the record that will be
+    the next seed if the group does not change the answer (the farthest but one now); the next
+    iteration uses them if that record is indeed its seed and they are all still remaining (they
+    are then what a fresh query returns: removing records never reorders the others)."""
     n, d = Z.shape
     labels, ids, sums, c, p, top_d, top_i, pos, T, KS = tree_start(Z, k)
+    KS_b = kd_scratch(T)
+    near_b = (np.empty(k), np.empty(k, dtype=np.int64))
+    q = np.empty(d)
+    counts = np.empty(2, dtype=np.int64)
+    cached = -1  # tree position whose nearest near_b holds, found before the last group left
     c_fixed = sums / n
     built = n
     slots = n
@@ -77,7 +88,9 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid):
         if left < REBUILD * built:
             T = tree_over_remaining(Z, labels, pos)
             KS = kd_scratch(T)
+            KS_b = kd_scratch(T)
             built = left
+            cached = -1
         if fixed_centroid:
             while labels[seeds[nxt]] != UNASSIGNED:
                 nxt += 1
@@ -89,7 +102,25 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid):
                 Q, order, a = shell_order(Z, labels, c0)
                 head = 0
             r, head = shell_farthest(Q, order, a, head, c0, labels, c)
-        left -= group_from_tree(Z, T, pos[r], k, labels, g, sums, p, top_d, top_i, KS)
+        pr = pos[r]
+        if pr == cached and all_alive(T, near_b[1], counts[1], min(k - 1, left - 1)):
+            left -= take_group(Z, T, pr, near_b[1], counts[1], labels, g, sums)
+            cached = -1
+        elif pair and left > k:
+            if fixed_centroid:
+                t = nxt + 1
+                while labels[seeds[t]] != UNASSIGNED:
+                    t += 1
+                guess = seeds[t]
+            else:
+                guess = shell_farthest(Q, order, a, head, c0, labels, c, r)[0]
+            load_position(T, pr, p)
+            load_position(T, pos[guess], q)
+            nearest_of_two(T, k - 1, pr, pos[guess], p, q, (top_d, top_i), near_b, KS, KS_b, counts)
+            left -= take_group(Z, T, pr, top_i, counts[0], labels, g, sums)
+            cached = pos[guess]
+        else:
+            left -= group_from_tree(Z, T, pr, k, labels, g, sums, p, top_d, top_i, KS)
         g += 1
     if left >= k:
         label_remaining(labels, g)
@@ -101,5 +132,5 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid):
 def cbfs_labels(Z, k, tail_group: bool, fixed_centroid: bool, index: str = "auto"):
     """CBFS's partition by the kernel ``index`` names (auto: kernels/treegroups.use_tree)."""
     if use_tree(index, *Z.shape):
-        return cbfs_labels_tree(Z, k, tail_group, fixed_centroid)
+        return cbfs_labels_tree(Z, k, tail_group, fixed_centroid, use_pair(*Z.shape))
     return cbfs_labels_scan(Z, k, tail_group, fixed_centroid)

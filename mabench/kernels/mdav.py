@@ -10,8 +10,9 @@ from mabench.kernels.distances import argmax_alive
 from mabench.kernels.groups import assign_leftovers, close_tail
 from mabench.kernels.kdtree import kd_scratch
 from mabench.kernels.nearest import farthest_group, group_around
-from mabench.kernels.treegroups import (REBUILD, centroid_of_remaining, group_from_tree, label_remaining, load_position,
-                                        shell_farthest, shell_order, tree_over_remaining, tree_start, use_tree)
+from mabench.kernels.treegroups import (REBUILD, all_alive, centroid_of_remaining, far_and_near, group_from_tree, label_remaining,
+                                        load_position, shell_farthest, shell_order, take_group, tree_over_remaining,
+                                        tree_start, use_pair, use_tree)
 
 TAIL_3K = 0  # MDAV-generic: pairs while >= 3k left; 2k..3k-1 -> one group + the rest
 TAIL_2K = 1  # MDAV as worded in P-S / CV-MDAV / ICSM Alg. 1: pairs while >= 2k; k..2k-1 -> one group
@@ -50,11 +51,16 @@ def mdav_labels(Z, k, tail):
 
 
 @njit(cache=True)
-def mdav_labels_tree(Z, k, tail):
+def mdav_labels_tree(Z, k, tail, pair=False):
     """:func:`mdav_labels` with the farthest and nearest records found by a k-d tree
-    (kernels/treegroups.py): the same partition, in O(n log n)-ish time at low dimension."""
+    (kernels/treegroups.py): the same partition, in O(n log n)-ish time at low dimension.
+    ``pair``: ask s's questions on a second thread while r's nearest are found (treegroups.far_and_near)."""
     n, d = Z.shape
     labels, ids, sums, c, p, top_d, top_i, pos, T, KS = tree_start(Z, k)
+    KS_s = kd_scratch(T)
+    near_s = (np.empty(k), np.empty(k, dtype=np.int64))
+    q = np.empty(d)
+    answer = np.empty(4, dtype=np.int64)
     slots = n
     slots = centroid_of_remaining(Z, ids, labels, slots, n, sums, c)
     c0 = c.copy()
@@ -68,6 +74,7 @@ def mdav_labels_tree(Z, k, tail):
         if left < REBUILD * built:
             T = tree_over_remaining(Z, labels, pos)
             KS = kd_scratch(T)
+            KS_s = kd_scratch(T)
             built = left
         slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
         if left < REBUILD * len(order):
@@ -77,10 +84,20 @@ def mdav_labels_tree(Z, k, tail):
         rr, head = shell_farthest(Q, order, a, head, c0, labels, c)
         r = pos[rr]
         load_position(T, r, p)
-        ss, head = shell_farthest(Q, order, a, head, c0, labels, p)  # before r's group leaves, as in the pass kernel
-        s = pos[ss]
-        left -= group_from_tree(Z, T, r, k, labels, g, sums, p, top_d, top_i, KS)
-        g += 1
+        if pair:
+            far_and_near(T, Q, order, a, head, c0, labels, pos, k, r, p, q, (top_d, top_i), near_s, KS, KS_s, answer)
+            s, head = pos[answer[0]], answer[1]
+            left -= take_group(Z, T, r, top_i, answer[3], labels, g, sums)
+            g += 1
+            if T[11][s] and all_alive(T, near_s[1], answer[2], min(k - 1, left - 1)):
+                left -= take_group(Z, T, s, near_s[1], answer[2], labels, g, sums)
+                g += 1
+                continue
+        else:
+            ss, head = shell_farthest(Q, order, a, head, c0, labels, p)  # before r's group leaves, as in the pass kernel
+            s = pos[ss]
+            left -= group_from_tree(Z, T, r, k, labels, g, sums, p, top_d, top_i, KS)
+            g += 1
         if not T[11][s]:  # only when every remaining record is equidistant from r
             s = pos[shell_farthest(Q, order, a, head, c0, labels, p)[0]]
         left -= group_from_tree(Z, T, s, k, labels, g, sums, p, top_d, top_i, KS)
@@ -101,5 +118,5 @@ def mdav_partition(Z, k, tail, index="auto"):
     """The MDAV family's partition by the kernel ``index`` names (auto: kernels/treegroups.use_tree);
     both kernels give the same labels."""
     if use_tree(index, *Z.shape):
-        return mdav_labels_tree(Z, k, tail)
+        return mdav_labels_tree(Z, k, tail, use_pair(*Z.shape))
     return mdav_labels(Z, k, tail)

@@ -19,8 +19,9 @@ A record is remaining iff ``labels[r] == UNASSIGNED``.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from mabench.kernels.buffer import UNASSIGNED
 from mabench.kernels.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining, kd_scratch
@@ -82,6 +83,70 @@ def group_from_tree(Z, T, seed, k, labels, g, sums, p, top_d, top_i, KS):
         labels[rec[i]] = g
         forget_record(Z, rec[i], sums)
     return cnt + 1
+
+
+@njit(cache=True)
+def take_group(Z, T, seed, found, cnt, labels, g, sums):
+    """Label tree position ``seed`` and then found[:cnt] (its nearest, by (distance, id)) with ``g``,
+    deleting each from the tree and subtracting it from ``sums`` in the pass kernel's order (seed
+    first). Returns the group size."""
+    rec = T[1]
+    kd_delete(T, seed)
+    labels[rec[seed]] = g
+    forget_record(Z, rec[seed], sums)
+    for t in range(cnt):
+        i = found[t]
+        kd_delete(T, i)
+        labels[rec[i]] = g
+        forget_record(Z, rec[i], sums)
+    return cnt + 1
+
+
+@njit(cache=True, parallel=True)
+def far_and_near(T, Q, order, a, head, c0, labels, pos, k, r, p, q, near_r, near_s, KS_r, KS_s, answer):
+    """MDAV's three questions after r, on two threads, while neither changes the tree or the labels:
+
+    * thread 1: r's k−1 nearest remaining records (r excluded) into near_r;
+    * thread 0: s, the remaining record farthest from p = r's row (r's group has not left yet, as in
+      the pass kernel), then s's k−1 nearest (s excluded) into near_s. If all of these are still
+      there after r's group has left, they are what a query after the removal returns (removing
+      records never reorders the others); :func:`all_alive` tells.
+
+    answer = [s's record id, new head, how many near_s holds, how many near_r holds]. Each thread
+    writes only its own outputs, so the answers are the same for any number of threads."""
+    for t in prange(2):
+        if t == 0:
+            ss, h = shell_farthest(Q, order, a, head, c0, labels, p)
+            answer[0] = ss
+            answer[1] = h
+            s = pos[ss]
+            load_position(T, s, q)
+            answer[2] = kd_nearest_k(T, q, k - 1, near_s[0], near_s[1], KS_s, s)
+        else:
+            answer[3] = kd_nearest_k(T, p, k - 1, near_r[0], near_r[1], KS_r, r)
+
+
+@njit(cache=True, parallel=True)
+def nearest_of_two(T, want, a, b, pa, pb, near_a, near_b, KS_a, KS_b, counts):
+    """The ``want`` nearest remaining records of tree positions a and b (each excluding itself), on two
+    threads that only read the tree; counts = [how many near_a holds, how many near_b holds]."""
+    for t in prange(2):
+        if t == 0:
+            counts[0] = kd_nearest_k(T, pa, want, near_a[0], near_a[1], KS_a, a)
+        else:
+            counts[1] = kd_nearest_k(T, pb, want, near_b[0], near_b[1], KS_b, b)
+
+
+@njit(cache=True)
+def all_alive(T, found, cnt, want):
+    """Whether found[:cnt] are all still in the tree and are as many as wanted."""
+    if cnt < want:
+        return False
+    alive = T[11]
+    for t in range(cnt):
+        if not alive[found[t]]:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -147,9 +212,13 @@ def shell_order(Z, labels, c0):
 
 
 @njit(cache=True)
-def shell_farthest(Q, ids, a, head, c0, labels, p):
+def shell_farthest(Q, ids, a, head, c0, labels, p, skip=-1):
     """Record id of the remaining record farthest from p (squared distance computed as the distance
-    pass computes it; ties to the lowest id), and the new head (first position possibly alive)."""
+    pass computes it; ties to the lowest id), and the new head (first position possibly alive).
+
+    The scan stops at the first slot, alive or not, whose bound is below the best (the bounds only
+    fall along the order); a slot's label, a random access into an n-long array, is read only when
+    its distance would win. Record ``skip`` counts as grouped."""
     d = Q.shape[1]
     q = 0.0
     pp = 0.0
@@ -164,9 +233,6 @@ def shell_farthest(Q, ids, a, head, c0, labels, p):
     best = -1.0
     best_r = -1
     for t in range(head, ids.size):
-        r = ids[t]
-        if labels[r] != UNASSIGNED:
-            continue
         e = a[t] + off
         if e * e * (1.0 + SLACK) + tol < best:
             break
@@ -174,9 +240,11 @@ def shell_farthest(Q, ids, a, head, c0, labels, p):
         for j in range(d):
             u = Q[t, j] - p[j]
             dist += u * u
-        if dist > best or (dist == best and r < best_r):
-            best = dist
-            best_r = r
+        if dist >= best:
+            r = ids[t]
+            if (dist > best or r < best_r) and labels[r] == UNASSIGNED and r != skip:
+                best = dist
+                best_r = r
     return best_r, head
 
 
@@ -202,6 +270,14 @@ def use_tree(index: str, n: int, d: int) -> bool:
         if d <= max_d:
             return n >= min_n
     return False
+
+
+PAIR_FROM = 20_000  # records from which the tree kernels ask a second question on a second thread
+
+
+def use_pair(n: int, d: int) -> bool:
+    """Whether a second thread is worth its start-up per iteration (the answers never depend on it)."""
+    return n >= PAIR_FROM and numba.get_num_threads() > 1
 
 
 @njit(cache=True)

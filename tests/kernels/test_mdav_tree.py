@@ -81,6 +81,65 @@ def test_tree_kernels_agree_in_ten_dimensions():
     _same_cbfs(rng.standard_normal((6_000, 10)), 4)
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_two_thread_kernels_give_the_pass_kernels_partition(kind):
+    """``pair=True``: MDAV finds s and s's nearest while r's nearest are found, CBFS finds the likely
+    next seed's nearest with the seed's; answers found before a group left are used only when still
+    valid. The partition must not change, on data where it often is not (ties, duplicates)."""
+    rng = np.random.default_rng(13)
+    for n, d in ((4_000, 3), (2_500, 10)):
+        Z = np.ascontiguousarray(_data(kind, n, d, rng))
+        for k in (2, 3, 5):
+            for tail in MDAV_TAILS:
+                assert np.array_equal(K.mdav_labels(Z, k, tail), K.mdav_labels_tree(Z, k, tail, True)), (tail, k)
+            for tail_group, fixed in CBFS_VARIANTS:
+                want = K.cbfs_labels(Z, k, tail_group, fixed, "scan")
+                assert np.array_equal(want, K.cbfs_labels_tree(Z, k, tail_group, fixed, True)), (tail_group, fixed, k)
+
+
+@settings(max_examples=40, deadline=None)
+@given(kind=st.sampled_from(KINDS), n=st.integers(1, 300), d=st.integers(1, 4), k=st.integers(2, 7),
+       seed=st.integers(0, 2**32 - 1))
+def test_two_thread_kernels_agree_on_small_inputs(kind, n, d, k, seed):
+    Z = np.ascontiguousarray(_data(kind, n, d, np.random.default_rng(seed)), dtype=np.float64)
+    for tail in MDAV_TAILS:
+        assert np.array_equal(K.mdav_labels(Z, k, tail), K.mdav_labels_tree(Z, k, tail, True))
+    for tail_group, fixed in CBFS_VARIANTS:
+        assert np.array_equal(K.cbfs_labels(Z, k, tail_group, fixed, "scan"),
+                              K.cbfs_labels_tree(Z, k, tail_group, fixed, True))
+
+
+def test_two_thread_kernels_give_the_same_partition_on_one_thread():
+    import numba
+
+    Z = np.random.default_rng(17).standard_normal((3_000, 6))
+    both = K.mdav_labels_tree(Z, 3, K.TAIL_3K, True), K.cbfs_labels_tree(Z, 3, False, False, True)
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        one = K.mdav_labels_tree(Z, 3, K.TAIL_3K, True), K.cbfs_labels_tree(Z, 3, False, False, True)
+    finally:
+        numba.set_num_threads(before)
+    assert all(np.array_equal(a, b) for a, b in zip(both, one))
+
+
+def test_k_nearest_query_skips_the_position_it_is_told_to():
+    rng = np.random.default_rng(3)
+    Z = rng.integers(0, 3, size=(300, 2)).astype(np.float64)
+    labels = np.full(len(Z), -1, dtype=np.int64)
+    pos = np.empty(len(Z), dtype=np.int64)
+    T = K.kd_remaining(Z, labels, -1, pos)
+    KS = K.kd_scratch(T)
+    top_d, top_i = np.empty(5), np.empty(5, dtype=np.int64)
+    for r in rng.integers(0, len(Z), 20):
+        p = Z[r].copy()
+        dist = ((Z - p) ** 2).sum(axis=1)
+        others = np.delete(np.arange(len(Z)), r)
+        want = others[np.lexsort((others, dist[others]))][:5]
+        assert K.kd_nearest_k(T, p, 5, top_d, top_i, KS, pos[r]) == 5
+        assert T[1][top_i].tolist() == want.tolist()
+
+
 def test_k_nearest_query_equals_a_numpy_scan_with_ties():
     """kd_nearest_k: the ``want`` alive records nearest to a point by (squared distance, id), the
     distances summed attribute by attribute like the pass."""
