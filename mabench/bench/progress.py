@@ -1,10 +1,13 @@
 """Progress of a long `mabench run` on stderr: which phase, how long so far, and a heartbeat.
 
 What it covers: the runner's phases — loading the data, standardizing, each k's algorithm run,
-each metric — with the elapsed time of the phase and of the whole run. The kernels stay pure Numba
-and report nothing while they run, so inside one algorithm call there is no "records grouped" count
-or time left: a heartbeat line says the phase is still running and for how long. Where a phase has a
-known size (the metrics: m of M), it is shown with the rate and an estimate of the time left.
+each metric — with the elapsed time of the phase and of the whole run. Where a phase has a known
+size it is shown with the rate and an estimate of the time left: the metrics (m of M), and the
+MDAV-family and CBFS kernels, which release the GIL and count the records they have grouped
+(``mabench.kernels.counter``). Other kernels report nothing while they run: a heartbeat line says
+the phase is still running and for how long. The time left of a grouping kernel assumes the
+records still to group go at the rate so far; the tree kernels speed up as records leave, so it
+errs long.
 
 * stderr is a terminal: one status line, rewritten in place, shown only once a run has lasted
   ``DELAY`` seconds (short runs print nothing) and cleared at the end;
@@ -18,6 +21,8 @@ from __future__ import annotations
 import sys
 import threading
 import time
+
+from mabench.kernels import counter
 
 DELAY = 3.0  # seconds before a terminal shows anything
 
@@ -61,11 +66,15 @@ class Progress:
 
     def _status(self, now: float) -> str:
         text = f"mabench: {self.phase}: {_fmt(now - self.phase_t0)}"
-        if self.total:
-            text += f" ({self.done}/{self.total}"
-            if self.done:
-                rate = self.done / (now - self.phase_t0)
-                text += f", {rate:.2g}/s, about {_fmt((self.total - self.done) / rate)} left"
+        done, total, unit = self.done, self.total, ""
+        if not total:
+            done, total = counter.read()
+            unit = " records grouped"
+        if total:
+            text += f" ({done:,}/{total:,}{unit}"
+            if done:
+                rate = done / (now - self.phase_t0)
+                text += f", {rate:.2g}/s, about {_fmt((total - done) / rate)} left"
             text += ")"
         return text + f", run {_fmt(now - self.t0)}"
 
@@ -90,6 +99,7 @@ class Progress:
         if not self.active:
             return
         with self._lock:
+            counter.clear()
             self.phase, self.phase_t0, self.done, self.total = phase, time.perf_counter(), 0, total
 
     def step(self, done: int) -> None:

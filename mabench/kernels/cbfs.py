@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mabench.kernels import counter
 from mabench.kernels.buffer import UNASSIGNED, centroid, compact, scratch, work_buffer
 from mabench.kernels.groups import assign_leftovers, close_tail
 from mabench.kernels.kdtree import kd_scratch
@@ -21,8 +22,8 @@ from mabench.kernels.treegroups import (REBUILD, all_alive, centroid_of_remainin
                                         tree_over_remaining, tree_start, use_pair, use_tree)
 
 
-@njit(cache=True)
-def cbfs_labels_scan(Z, k, tail_group, fixed_centroid):
+@njit(cache=True, nogil=True)
+def cbfs_labels_scan(Z, k, tail_group, fixed_centroid, tally=None):
     """The reference kernel: while enough records remain, r = the remaining record farthest from the
     centroid (of the remaining records, or of the whole data set) joins its k−1 nearest."""
     n, d = Z.shape
@@ -35,6 +36,8 @@ def cbfs_labels_scan(Z, k, tail_group, fixed_centroid):
     g = 0
     stop = 2 * k if tail_group else k
     while left >= stop:
+        if tally is not None:
+            tally[0], tally[1] = n - left, n
         m = centroid(W, ids, alive, m, left, S.sums, S.centroid)
         left -= farthest_group(W, ids, alive, m, c_fixed if fixed_centroid else S.centroid, k, labels, g, S)[0]
         g += 1
@@ -57,15 +60,16 @@ def _farthest_first(Z, c):
     return np.argsort(-dist, kind="mergesort")
 
 
-@njit(cache=True)
-def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=False):
+@njit(cache=True, nogil=True)
+def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=False, tally=None):
     """:func:`cbfs_labels_scan`'s partition with the farthest record taken from a shell order (or, for
     the fixed centroid, from one precomputed order) and the k−1 nearest from a k-d tree.
 
     ``pair``: with each seed's nearest, find on a second thread those of the record that will be
     the next seed if the group does not change the answer (the farthest but one now); the next
     iteration uses them if that record is indeed its seed and they are all still remaining (they
-    are then what a fresh query returns: removing records never reorders the others)."""
+    are then what a fresh query returns: removing records never reorders the others).
+    ``tally`` (kernels/counter.py): [records grouped, records], updated as groups form."""
     n, d = Z.shape
     labels, ids, sums, c, p, top_d, top_i, pos, T, KS = tree_start(Z, k)
     KS_b = kd_scratch(T)
@@ -85,6 +89,8 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=False):
     g = 0
     stop = 2 * k if tail_group else k
     while left >= stop:
+        if tally is not None:
+            tally[0], tally[1] = n - left, n
         if left < REBUILD * built:
             T = tree_over_remaining(Z, labels, pos)
             KS = kd_scratch(T)
@@ -132,5 +138,5 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=False):
 def cbfs_labels(Z, k, tail_group: bool, fixed_centroid: bool, index: str = "auto"):
     """CBFS's partition by the kernel ``index`` names (auto: kernels/treegroups.use_tree)."""
     if use_tree(index, *Z.shape):
-        return cbfs_labels_tree(Z, k, tail_group, fixed_centroid, use_pair(*Z.shape))
-    return cbfs_labels_scan(Z, k, tail_group, fixed_centroid)
+        return cbfs_labels_tree(Z, k, tail_group, fixed_centroid, use_pair(*Z.shape), counter.GROUPED)
+    return cbfs_labels_scan(Z, k, tail_group, fixed_centroid, counter.GROUPED)

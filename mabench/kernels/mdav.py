@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mabench.kernels import counter
 from mabench.kernels.buffer import UNASSIGNED, compact, centroid, scratch, work_buffer
 from mabench.kernels.distances import argmax_alive
 from mabench.kernels.groups import assign_leftovers, close_tail
@@ -19,8 +20,8 @@ TAIL_2K = 1  # MDAV as worded in P-S / CV-MDAV / ICSM Alg. 1: pairs while >= 2k;
 TAIL_MDAV1 = 2  # MDAV-1 (Lin et al.): pairs while >= 2k; k..2k-1 -> NN_k of the farthest, rest to nearest
 
 
-@njit(cache=True)
-def mdav_labels(Z, k, tail):
+@njit(cache=True, nogil=True)
+def mdav_labels(Z, k, tail, tally=None):
     """Two groups per iteration: around r (farthest from the centroid) and s (farthest from r)."""
     n, d = Z.shape
     W, ids, alive = work_buffer(Z)
@@ -33,6 +34,8 @@ def mdav_labels(Z, k, tail):
     stop = 3 * k if tail == TAIL_3K else 2 * k
     m = compact(W, ids, alive, m, S.sums)
     while left >= stop:
+        if tally is not None:
+            tally[0], tally[1] = n - left, n
         m = centroid(W, ids, alive, m, left, S.sums, c)
         taken, s = farthest_group(W, ids, alive, m, c, k, labels, g, S)
         left -= taken
@@ -50,11 +53,12 @@ def mdav_labels(Z, k, tail):
     return labels
 
 
-@njit(cache=True)
-def mdav_labels_tree(Z, k, tail, pair=False):
+@njit(cache=True, nogil=True)
+def mdav_labels_tree(Z, k, tail, pair=False, tally=None):
     """:func:`mdav_labels` with the farthest and nearest records found by a k-d tree
     (kernels/treegroups.py): the same partition, in O(n log n)-ish time at low dimension.
-    ``pair``: ask s's questions on a second thread while r's nearest are found (treegroups.far_and_near)."""
+    ``pair``: ask s's questions on a second thread while r's nearest are found (treegroups.far_and_near).
+    ``tally`` (kernels/counter.py): [records grouped, records], updated as groups form."""
     n, d = Z.shape
     labels, ids, sums, c, p, top_d, top_i, pos, T, KS = tree_start(Z, k)
     KS_s = kd_scratch(T)
@@ -71,6 +75,8 @@ def mdav_labels_tree(Z, k, tail, pair=False):
     g = 0
     stop = 3 * k if tail == TAIL_3K else 2 * k
     while left >= stop:
+        if tally is not None:
+            tally[0], tally[1] = n - left, n
         if left < REBUILD * built:
             T = tree_over_remaining(Z, labels, pos)
             KS = kd_scratch(T)
@@ -118,5 +124,5 @@ def mdav_partition(Z, k, tail, index="auto"):
     """The MDAV family's partition by the kernel ``index`` names (auto: kernels/treegroups.use_tree);
     both kernels give the same labels."""
     if use_tree(index, *Z.shape):
-        return mdav_labels_tree(Z, k, tail, use_pair(*Z.shape))
-    return mdav_labels(Z, k, tail)
+        return mdav_labels_tree(Z, k, tail, use_pair(*Z.shape), counter.GROUPED)
+    return mdav_labels(Z, k, tail, counter.GROUPED)

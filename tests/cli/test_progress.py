@@ -66,3 +66,31 @@ def test_terminal_line_is_rewritten_in_place_only_after_the_delay(monkeypatch):
     time.sleep(0.6)
     p.close()
     assert quiet.getvalue() == ""  # a short run on a terminal shows nothing
+
+
+def test_heartbeat_counts_the_records_a_grouping_kernel_has_grouped():
+    """MDAV's kernel releases the GIL and stores [records grouped, records] as it goes, so the
+    heartbeat during the algorithm phase shows the count, the rate and the time left."""
+    import threading
+
+    import numpy as np
+
+    from mabench import kernels as K
+
+    Z = np.random.default_rng(1).standard_normal((20_000, 4))
+    K.mdav_partition(Z[:500], 3, K.TAIL_3K, "scan")  # compiled before the clock starts
+    out = io.StringIO()
+    p = P.Progress(stream=out, interval=0.02)
+    p.start("mdav k=3 on 20000 records")
+    worker = threading.Thread(target=K.mdav_partition, args=(Z, 3, K.TAIL_3K, "scan"))
+    worker.start()
+    worker.join()
+    p.end()
+    p.close()
+    beats = [line for line in out.getvalue().splitlines() if line.endswith("(running)")]
+    counted = [line for line in beats if "/20,000 records grouped" in line]
+    assert counted, beats
+    grouped = [int(line.split(" (")[1].split("/")[0].replace(",", "")) for line in counted]
+    assert grouped == sorted(grouped) and 0 < grouped[-1] < 20_000
+    assert len(set(grouped)) >= 2  # seen while the kernel ran, not only once it had finished
+    assert "/s, about " in counted[-1]
