@@ -22,7 +22,8 @@ Exactness (bit for bit the pass's answer, tests/metrics/test_metrics_scale.py):
   records are at most that far; a record AT that distance can still win on its
   index, so only strictly larger bounds prune).
 
-Memory: the records in tree order (n·d floats) plus O(n/LEAF · d) box bounds.
+Memory: the records in tree order (n·d floats, twice) plus O(n/LEAF · d) box bounds; the tree is
+kernels/kdtree.py's (64-record leaves, median splits on the widest column).
 Queries are independent and each writes its own slot: identical results for any
 thread count.
 """
@@ -32,117 +33,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-LEAF = 64  # records per leaf: its distances are one vectorized block (32..128 measured alike)
+from mabench.kernels.kdtree import box_gap, kd_build
+
 _QBLOCK = 256  # queries per parallel task (tasks are independent: thread count never changes a result)
 
 
-@njit(cache=True)
-def _split(Z, perm, lo, hi, mid, dim):
-    """Partial sort of perm[lo:hi] by Z[., dim] so that perm[mid] is in its sorted place (quickselect)."""
-    left = lo
-    right = hi - 1
-    while right > left:
-        a = Z[perm[left], dim]
-        b = Z[perm[(left + right) // 2], dim]
-        c = Z[perm[right], dim]
-        pivot = max(min(a, b), min(max(a, b), c))
-        i = left
-        j = right
-        while i <= j:
-            while Z[perm[i], dim] < pivot:
-                i += 1
-            while Z[perm[j], dim] > pivot:
-                j -= 1
-            if i <= j:
-                t = perm[i]
-                perm[i] = perm[j]
-                perm[j] = t
-                i += 1
-                j -= 1
-        if mid <= j:
-            right = j
-        elif mid >= i:
-            left = i
-        else:
-            break
-
-
-@njit(cache=True)
-def _build(Z):
-    """Nodes in depth-first order: record range [start, stop), children (-1 for a leaf), box lo/hi."""
-    n, d = Z.shape
-    perm = np.arange(n).astype(np.int64)
-    cap = 4 * ((n + LEAF - 1) // LEAF) + 3  # a split node holds > LEAF records, so leaves hold > LEAF/2
-    start = np.empty(cap, dtype=np.int64)
-    stop = np.empty(cap, dtype=np.int64)
-    left = np.full(cap, -1, dtype=np.int64)
-    right = np.full(cap, -1, dtype=np.int64)
-    blo = np.empty((cap, d))
-    bhi = np.empty((cap, d))
-    stack = np.empty(cap, dtype=np.int64)
-    start[0] = 0
-    stop[0] = n
-    used = 1
-    top = 0
-    stack[0] = 0
-    while top >= 0:
-        node = stack[top]
-        top -= 1
-        lo = start[node]
-        hi = stop[node]
-        for j in range(d):
-            mn = np.inf
-            mx = -np.inf
-            for p in range(lo, hi):
-                v = Z[perm[p], j]
-                if v < mn:
-                    mn = v
-                if v > mx:
-                    mx = v
-            blo[node, j] = mn
-            bhi[node, j] = mx
-        if hi - lo <= LEAF:
-            continue
-        dim = 0
-        widest = -1.0
-        for j in range(d):
-            w = bhi[node, j] - blo[node, j]
-            if w > widest:
-                widest = w
-                dim = j
-        if widest <= 0.0:  # all records identical: a leaf of any size (duplicates cannot be split)
-            continue
-        mid = (lo + hi) // 2
-        _split(Z, perm, lo, hi, mid, dim)
-        a = used
-        b = used + 1
-        used += 2
-        start[a] = lo
-        stop[a] = mid
-        start[b] = mid
-        stop[b] = hi
-        left[node] = a
-        right[node] = b
-        top += 1
-        stack[top] = b
-        top += 1
-        stack[top] = a
-    return perm, start[:used].copy(), stop[:used].copy(), left[:used].copy(), right[:used].copy(), \
-        np.ascontiguousarray(blo[:used]), np.ascontiguousarray(bhi[:used])
-
-
-@njit(cache=True, inline="always")
-def _bound(blo, bhi, node, c):
-    s = 0.0
-    for j in range(c.shape[0]):
-        cj = c[j]
-        u = 0.0
-        if cj < blo[node, j]:
-            u = blo[node, j] - cj
-        elif cj > bhi[node, j]:
-            u = cj - bhi[node, j]
-        s += u * u
-    return s
+def _static_tree(Z):
+    """kernels/kdtree.kd_build's tree over all records, as the queries here read it: (record of each
+    position, per node its position range, children, box), and the records' columns in tree order."""
+    T = kd_build(Z, np.arange(Z.shape[0]))
+    ZT = np.ascontiguousarray(T[0].T)  # one row per column: a leaf's distances are vectorized across it
+    return T[1], T[3], T[4], T[5], T[6], T[8], T[9], ZT
 
 
 @njit(cache=True, inline="always")
@@ -182,7 +83,7 @@ def _query(ZT, buf, perm, start, stop, left, right, blo, bhi, Z, C, q, starts, m
         node = stack[top]
         top -= 1
         limit = min(b2d, t2)
-        if _bound(blo, bhi, node, c) > limit:
+        if box_gap(blo, bhi, node, c) > limit:
             continue
         a = left[node]
         if a < 0:
@@ -215,8 +116,8 @@ def _query(ZT, buf, perm, start, stop, left, right, blo, bhi, Z, C, q, starts, m
                 return -1
             continue
         b = right[node]
-        da = _bound(blo, bhi, a, c)
-        db = _bound(blo, bhi, b, c)
+        da = box_gap(blo, bhi, a, c)
+        db = box_gap(blo, bhi, b, c)
         if da <= db:  # nearer child on top of the stack
             top += 1
             stack[top] = b
@@ -277,8 +178,7 @@ def linked_per_group_tree(Z: np.ndarray, C: np.ndarray, starts: np.ndarray, memb
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)
     g = C.shape[0]
-    perm, start, stop, left, right, blo, bhi = _build(Z)
-    ZT = np.ascontiguousarray(Z[perm].T)  # records in tree order, one row per column
+    perm, start, stop, left, right, blo, bhi, ZT = _static_tree(Z)
     maxleaf = int((stop - start)[left < 0].max())
     out_i = np.full((g, 2), -1, dtype=np.int64)
     out_d = np.full((g, 2), np.inf)
@@ -301,8 +201,7 @@ def nearest_two_tree(Z: np.ndarray, C: np.ndarray, starts: np.ndarray | None = N
     if starts is None:
         starts = np.zeros(g + 1, dtype=np.int64)
         members = np.zeros(0, dtype=np.int64)
-    perm, start, stop, left, right, blo, bhi = _build(Z)
-    ZT = np.ascontiguousarray(Z[perm].T)  # records in tree order, one row per column
+    perm, start, stop, left, right, blo, bhi, ZT = _static_tree(Z)
     maxleaf = int((stop - start)[left < 0].max())
     out_i = np.full((g, 2), -1, dtype=np.int64)
     out_d = np.full((g, 2), np.inf)
