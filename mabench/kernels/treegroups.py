@@ -65,27 +65,6 @@ def forget_record(Z, r, sums):
 
 
 @njit(cache=True)
-def group_from_tree(Z, T, seed, k, labels, g, sums, p, top_d, top_i, KS):
-    """Group tree position ``seed`` with its k−1 nearest remaining records (by (distance, id)),
-    label them ``g``, delete them from the tree and subtract them from ``sums`` in the pass
-    kernel's order (seed first). Returns the group size."""
-    P, rec = T[0], T[1]
-    for j in range(P.shape[1]):
-        p[j] = P[seed, j]
-    kd_delete(T, seed)
-    r = rec[seed]
-    labels[r] = g
-    forget_record(Z, r, sums)
-    cnt = kd_nearest_k(T, p, k - 1, top_d, top_i, KS)
-    for t in range(cnt):
-        i = top_i[t]
-        kd_delete(T, i)
-        labels[rec[i]] = g
-        forget_record(Z, rec[i], sums)
-    return cnt + 1
-
-
-@njit(cache=True)
 def take_group(Z, T, seed, found, cnt, labels, g, sums):
     """Label tree position ``seed`` and then found[:cnt] (its nearest, by (distance, id)) with ``g``,
     deleting each from the tree and subtracting it from ``sums`` in the pass kernel's order (seed
@@ -100,6 +79,18 @@ def take_group(Z, T, seed, found, cnt, labels, g, sums):
         labels[rec[i]] = g
         forget_record(Z, rec[i], sums)
     return cnt + 1
+
+
+@njit(cache=True)
+def group_from_tree(Z, T, seed, k, labels, g, sums, p, top_d, top_i, KS):
+    """Group tree position ``seed`` with its k−1 nearest remaining records (by (distance, id)),
+    label them ``g``, delete them from the tree and subtract them from ``sums`` in the pass
+    kernel's order (seed first). Returns the group size."""
+    P = T[0]
+    for j in range(P.shape[1]):
+        p[j] = P[seed, j]
+    cnt = kd_nearest_k(T, p, k - 1, top_d, top_i, KS, seed)
+    return take_group(Z, T, seed, top_i, cnt, labels, g, sums)
 
 
 @njit(cache=True, parallel=True)
