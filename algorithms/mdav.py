@@ -29,7 +29,7 @@ them is added.
 pass per question (``scan``, O(n²·d)) or a k-d tree with a shell order (``tree``); the partition is
 the same (tests/kernels/test_mdav_tree.py). ``auto`` picks by n and d (docs/scaling.md).
 
-Scaling: time O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree about n^1.5 at d = 10 and near-linear at d ≤ 3 (docs/scaling.md); memory O(n·d).
+Scaling: time O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree (index=auto at large n, d ≤ 12) measured n^1.5 at d = 10 and n^1.2 at d = 3 (docs/scaling.md); memory O(n·d).
 """
 
 from mabench import kernels
@@ -44,7 +44,7 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="mdav",
-    time="O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree about n^1.5 at d = 10 and near-linear at d ≤ 3 (docs/scaling.md)",
+    time="O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree (index=auto at large n, d ≤ 12) measured n^1.5 at d = 10 and n^1.2 at d = 3 (docs/scaling.md)",
     memory="O(n·d)",
     memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="MDAV (MDAV-generic; 2k-tail variant by parameter)",

@@ -13,7 +13,7 @@ are added; sequential updating gave identical results on every published
 cell). Ties go to the lowest record index. ``index`` (scan | tree | auto) only chooses how the
 farthest and nearest records are found; the partition is the same (kernels/mdav.py).
 
-Scaling: time O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree about n^1.5 at d = 10 and near-linear at d ≤ 3 (docs/scaling.md); memory O(n·d).
+Scaling: time O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree (index=auto at large n, d ≤ 12) measured n^1.5 at d = 10 and n^1.2 at d = 3 (docs/scaling.md); memory O(n·d).
 """
 
 from mabench import kernels
@@ -26,7 +26,7 @@ def run(Z, k, params, rng):
 
 ALGORITHM = Algorithm(
     name="mdav1",
-    time="O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree about n^1.5 at d = 10 and near-linear at d ≤ 3 (docs/scaling.md)",
+    time="O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree (index=auto at large n, d ≤ 12) measured n^1.5 at d = 10 and n^1.2 at d = 3 (docs/scaling.md)",
     memory="O(n·d)",
     memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="MDAV-1 (Lin et al. 2010)",
