@@ -103,8 +103,10 @@ def _io_paths(args) -> tuple[list, list]:
         except UserError:
             pass  # an unknown name is reported by the command itself
     elif c == "prepare":
-        seeds = [x.strip() for x in str(args.seed).split(",") if x.strip()]
-        outs = [("--out", o.replace("{seed}", x)) for o in args.out for x in seeds]
+        given = args.seed or ["0"]
+        per_set = given if len(given) == len(args.out) else [given[0]] * len(args.out)
+        outs = [("--out", o.replace("{seed}", x.strip())) for o, text in zip(args.out, per_set)
+                for x in str(text).split(",") if x.strip()]
         for spec in args.dataset:
             ins += _existing("data", spec)
         for raw in args.raw or []:
@@ -275,6 +277,9 @@ def cmd_batch(args) -> None:
         raise UserError("--plan must be a JSON object with a list `runs` (written by the workflow, "
                         "workflow/rules/run.smk); to run cells yourself use `mabench run ALGO DATA -k 3,4,5`") from None
     plan["metrics"] = parse_names(",".join(plan.get("metrics") or ["il"]))
+    for run in runs:
+        if isinstance(run, dict) and "metrics" in run:
+            run["metrics"] = parse_names(",".join(run["metrics"] or ["il"]))
     cells, computed = batch.run_plan(plan, args.cache_dir)
     _print_json({"batch": plan.get("batch"), "cells": cells, "computed": computed})
 
@@ -327,14 +332,18 @@ def cmd_prepare(args) -> None:
     if len(args.dataset) != len(args.out):
         raise UserError(f"give one --out per data set ({len(args.dataset)} data sets, {len(args.out)} --out)")
     raws = _raw_files(args.raw, args.dataset)
-    seeds = _seeds(args.seed)
-    for spec, out in zip(args.dataset, args.out):
+    given = args.seed or ["0"]
+    if len(given) not in (1, len(args.dataset)):
+        raise UserError(f"give --seed once (every data set) or once per data set ({len(args.dataset)} data sets, "
+                        f"{len(given)} --seed)")
+    seeds_of = [_seeds(text) for text in (given if len(given) > 1 else given * len(args.dataset))]
+    for seeds, out in zip(seeds_of, args.out):
         if not out.lower().endswith(data.PARQUET_SUFFIXES):
             raise UserError(f"--out {out!r}: prepare writes Parquet; give a name ending in .parquet (e.g. "
                             f"{out.rsplit('.', 1)[0] if '.' in out.rsplit('/', 1)[-1] else out}.parquet)")
         if len(seeds) > 1 and "{seed}" not in out:
             raise UserError(f"--out {out!r} with several seeds must contain {{seed}}, e.g. --out d_{{seed}}.parquet")
-    for spec, out_pattern in zip(args.dataset, args.out):
+    for spec, out_pattern, seeds in zip(args.dataset, args.out, seeds_of):
         for seed in seeds:
             ds = data.load(spec, seed, raw=raws.get(data.base_name(spec)))
             out = out_pattern.replace("{seed}", str(seed))
@@ -499,7 +508,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("prepare", help="write data sets (catalog, generated or file) as tidy Parquet")
     s.add_argument("dataset", nargs="+", help="one or more data sets, each with its --out")
-    s.add_argument("--seed", default="0", help="draw seed, or several (1,2,3) with {seed} in --out")
+    s.add_argument("--seed", action="append", help="draw seed, or several (1,2,3) with {seed} in --out; once for "
+                   "every data set or once per data set, in order (default 0)")
     s.add_argument("--raw", action="append", help="for a catalog data set: the fetched upstream file to convert "
                    "(--raw FILE, or --raw NAME=FILE per catalog name with several data sets)")
     s.add_argument("--out", action="append", required=True, help="output Parquet, one per data set")

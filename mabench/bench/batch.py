@@ -1,8 +1,8 @@
 """Batched cells for the workflow: one process runs every (algorithm, draw, k) of a job's plan.
 
-A workflow job is one data set and a group of its algorithm ids (see
-``workflow/rules/run.smk``); its plan (:func:`run_plan`) lists, per algorithm,
-the draws, the k values and the folder of its cells. Each cell still gets its own outputs, ``CELLS/seed{S}/k{K}.json`` (the run
+A workflow job is a group of algorithm ids of one data set, or several small groups packed
+together (see ``mabench/bench/plan.py``); its plan (:func:`run_plan`) lists, per algorithm,
+the draws, the k values, the metrics and the folder of its cells. Each cell still gets its own outputs, ``CELLS/seed{S}/k{K}.json`` (the run
 record with its metrics) and ``CELLS/seed{S}/k{K}.csv`` (the partition), so
 aggregation, tables and resumption work per cell.
 
@@ -65,13 +65,14 @@ def _log(line: str) -> None:
 def run_plan(plan: dict, cache_dir: str | None = None) -> tuple[int, int]:
     """Every run of a job's plan; returns (cells, cells computed). A plan is
     ``{"batch": ID, "metrics": [...], "options": {...}, "runs": [{"algorithm", "params", "draws":
-    [[seed, file], ...], "k": [...], "cells_dir"}, ...]}``."""
+    [[seed, file], ...], "k": [...], "metrics": [...], "cells_dir"}, ...]}``; a run's own
+    ``metrics`` (its data set's) replace the plan's."""
     cells = computed = 0
     for run in plan["runs"]:
         draws = [(int(seed), str(path)) for seed, path in run["draws"]]
         computed += run_batch(run["algorithm"], dict(run.get("params") or {}), draws, [int(k) for k in run["k"]],
-                              plan["metrics"], run["cells_dir"], cache_dir, plan.get("options") or {},
-                              batch=plan.get("batch"))
+                              run.get("metrics", plan.get("metrics")), run["cells_dir"], cache_dir,
+                              plan.get("options") or {}, batch=plan.get("batch"))
         cells += len(draws) * len(run["k"])
     return cells, computed
 

@@ -5,9 +5,13 @@ Built once, here, from a configuration (``config/config.yaml`` and the files lik
 only read it. Building it checks everything the schema cannot: plugin names and parameters, metric
 names, cross references between ids, draws of fixed data, and k against each data set's size.
 
-A cell is (data set id, algorithm id, seed, k). Cells run in batch jobs: one job per data set and
-group of at most ``algorithms_per_job`` of its algorithm ids (``mabench batch --plan``), and each
-cell keeps its own files ``results/cells/{dataset_id}/{algo_id}/seed{seed}/k{k}.{json,csv}``.
+A cell is (data set id, algorithm id, seed, k). Cells run in batch jobs (``mabench batch --plan``):
+a data set's algorithm ids are taken in groups of at most ``algorithms_per_job``; a group with at
+least ``records_per_job`` records × cells is one job (``{dataset_id}/part{N}``), and smaller groups
+are packed together, in configuration order, into jobs of up to that much work (``packed/part{N}``),
+so that a process's start-up (imports, loading compiled kernels: about a second) stays a small
+share of what it runs. Each cell keeps its own files
+``results/cells/{dataset_id}/{algo_id}/seed{seed}/k{k}.{json,csv}``.
 
 >>> plan = build({"k": [3], "algorithms": {"mdav": {"algorithm": "mdav"}},
 ...               "datasets": {"tarragona": {"spec": "tarragona"}}})
@@ -75,17 +79,16 @@ class AlgorithmEntry:
 
 @dataclass(frozen=True)
 class Job:
-    """One batch job: a data set and a group of its algorithm ids, with the cells it writes."""
+    """One batch job: one or more groups (data set id, its algorithm ids), with the cells it writes."""
 
-    dataset_id: str
-    part: int
-    algo_ids: list[str]
+    name: str  # "{dataset_id}/part{N}", or "packed/part{N}" for small groups packed together
+    groups: list[tuple[str, list[str]]]
     cells: list[str] = field(default_factory=list)
-    priority: int = 0  # larger first: see Plan.schedule
+    priority: int = 0  # larger first: see _priority
 
     @property
-    def name(self) -> str:
-        return f"{self.dataset_id}/part{self.part}"
+    def dataset_ids(self) -> list[str]:
+        return list(dict.fromkeys(ds_id for ds_id, _ in self.groups))
 
 
 @dataclass
@@ -137,30 +140,43 @@ class Plan:
         return {ds.raw: ds.name for ds in self.datasets.values() if ds.kind == "fetched"}
 
     def job_inputs(self, job: Job) -> list[str]:
-        return sorted({self.data_file(job.dataset_id, s) for a in job.algo_ids
-                       for s in self.batch_seeds(job.dataset_id, a)})
+        return sorted({self.data_file(ds_id, s) for ds_id, ids in job.groups for a in ids
+                       for s in self.batch_seeds(ds_id, a)})
 
     def job_plan(self, job: Job) -> dict:
         """What ``mabench batch --plan`` runs for one job."""
-        ds_id = job.dataset_id
         return {
             "batch": job.name,
-            "metrics": self.datasets[ds_id].metrics,
             "runs": [
                 {
                     "algorithm": self.algorithms[a].algorithm,
                     "params": self.algorithms[a].params,
                     "draws": [[s, self.data_file(ds_id, s)] for s in self.batch_seeds(ds_id, a)],
                     "k": self.algo_ks(ds_id, a),
+                    "metrics": self.datasets[ds_id].metrics,
                     "cells_dir": f"results/cells/{ds_id}/{a}",
                 }
-                for a in job.algo_ids
+                for ds_id, ids in job.groups for a in ids
             ],
         }
 
-    def prepare_priority(self, ds_id: str) -> int:
-        """A data set's files are written as early as the first job that needs them would start."""
-        return max((job.priority for job in self.jobs if job.dataset_id == ds_id), default=0)
+    def prepare_priority(self, ds_ids) -> int:
+        """Data sets' files are written as early as the first job that needs them would start."""
+        wanted = {ds_ids} if isinstance(ds_ids, str) else set(ds_ids)
+        return max((job.priority for job in self.jobs if wanted.intersection(job.dataset_ids)), default=0)
+
+    @property
+    def generated(self) -> list[str]:
+        return [ds_id for ds_id, ds in self.datasets.items() if not ds.fixed]
+
+    def prepare_generated(self) -> list[str]:
+        """Arguments of the one ``mabench prepare`` that writes every draw of every generated data set."""
+        args = [self.datasets[ds_id].spec for ds_id in self.generated]
+        for ds_id in self.generated:
+            args += ["--out", f"results/data/{ds_id}/seed{{seed}}.parquet"]
+        for ds_id in self.generated:
+            args += ["--seed", ",".join(str(s) for s in self.datasets[ds_id].seeds)]
+        return args
 
     def prepare_fixed(self) -> tuple[list[str], list[str]]:
         """(inputs, arguments) of the one ``mabench prepare`` that writes every fixed data set."""
@@ -311,22 +327,50 @@ def build(config: dict) -> Plan:
         raise ConfigError(problems)
 
     plan = Plan(config, datasets, algorithms)
-    size = int(config.get("algorithms_per_job", 8))
-    for ds_id, ds in datasets.items():
-        for part, start in enumerate(range(0, len(ds.algorithms), size)):
-            ids = ds.algorithms[start: start + size]
-            cells = plan.cells_of(ds_id, ids)
-            plan.jobs.append(Job(ds_id, part, ids, cells, _priority(ds.n, len(cells))))
+    plan.jobs.extend(_jobs(plan, int(config.get("algorithms_per_job", 8)), int(config.get("records_per_job", 0))))
     return plan
 
 
-def _priority(n: int | None, cells: int) -> int:
+def _jobs(plan: Plan, size: int, pack: int) -> list[Job]:
+    """Groups of at most ``size`` algorithm ids per data set; a group of less than ``pack`` records ×
+    cells joins the current pack while the pack stays within ``pack`` (configuration order, so a
+    configuration always gives the same jobs)."""
+    jobs: list[Job] = []
+    packed: list[tuple[str, list[str]]] = []
+    packed_cells: list[str] = []
+    packed_work = 0
+
+    def close_pack():
+        nonlocal packed, packed_cells, packed_work
+        if packed:
+            jobs.append(Job(f"packed/part{sum(j.name.startswith('packed/') for j in jobs)}", packed, packed_cells,
+                            _priority(packed_work)))
+        packed, packed_cells, packed_work = [], [], 0
+
+    for ds_id, ds in plan.datasets.items():
+        for part, start in enumerate(range(0, len(ds.algorithms), size)):
+            ids = ds.algorithms[start: start + size]
+            cells = plan.cells_of(ds_id, ids)
+            work = (ds.n or 1) * len(cells)
+            if ds.n is None or work >= pack:
+                jobs.append(Job(f"{ds_id}/part{part}", [(ds_id, ids)], cells, _priority(work)))
+                continue
+            if packed_work + work > pack:
+                close_pack()
+            packed.append((ds_id, ids))
+            packed_cells += cells
+            packed_work += work
+    close_pack()
+    return jobs
+
+
+def _priority(work: int) -> int:
     """Largest jobs first (longest-processing-time order): on a few cores a big job started last
     is a tail nobody can share. Work grows at least with records × cells; the rank is its log, so
     jobs of similar size keep configuration order."""
     import math
 
-    return int(10 * math.log10(max(1, (n or 1) * cells)))
+    return int(10 * math.log10(max(1, work)))
 
 
 def _dataset(ds_id, entry, root_seed, default_k, default_metrics, everywhere, algo_cfg, catalog, generators,

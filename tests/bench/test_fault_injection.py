@@ -162,9 +162,10 @@ def test_faults_are_repaired_and_tables_are_identical(undisturbed, tmp_path):
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert "removing damaged" in proc.stderr
     ran = jobs_run(proc)
-    # the two data draws that were deleted or damaged are prepared again; every batch that reads them
-    # or lost a file runs again (from the cache); each data set's algorithms share one job.
-    assert ran.get("prepare__simA") == 1 and ran.get("prepare__simB") == 1, ran
+    # the two data draws that were deleted or damaged are prepared again (every generated draw is written
+    # by one job); every batch that reads them or lost a file runs again (from the cache); each data
+    # set's algorithms share one job.
+    assert ran.get("prepare_generated") == 1, ran
     assert set(k for k in ran if k.startswith("run__")) == {"run__simA__part0", "run__simB__part0"}, ran
     assert ran.get("aggregate") == 1 and ran.get("tables") == 1, ran
     computed = 0

@@ -25,7 +25,7 @@ def test_jobs_partition_the_cells(default_plan):
     in_jobs = [c for job in default_plan.jobs for c in job.cells]
     assert sorted(in_jobs) == sorted(cells)
     size = default_plan.config["algorithms_per_job"]
-    assert all(1 <= len(job.algo_ids) <= size for job in default_plan.jobs)
+    assert all(1 <= len(ids) <= size for job in default_plan.jobs for _, ids in job.groups)
 
 
 def test_cells_respect_the_algorithms_k_lists(default_plan):
@@ -44,13 +44,15 @@ def test_randomized_methods_get_several_seeds_on_fixed_data(default_plan):
 
 
 def test_job_plan_is_what_batch_runs(default_plan):
-    job = default_plan.jobs[0]
-    spec = default_plan.job_plan(job)
-    assert spec["batch"] == job.name
-    assert [r["cells_dir"].split("/")[-1] for r in spec["runs"]] == job.algo_ids
-    for run in spec["runs"]:
-        for seed, path in run["draws"]:
-            assert path == default_plan.data_file(job.dataset_id, seed)
+    for job in (default_plan.jobs[0], next(j for j in default_plan.jobs if len(j.dataset_ids) > 1)):
+        spec = default_plan.job_plan(job)
+        assert spec["batch"] == job.name
+        wanted = [(ds_id, a) for ds_id, ids in job.groups for a in ids]
+        assert [tuple(r["cells_dir"].split("/")[-2:]) for r in spec["runs"]] == wanted
+        for run, (ds_id, _) in zip(spec["runs"], wanted):
+            assert run["metrics"] == default_plan.datasets[ds_id].metrics
+            for seed, path in run["draws"]:
+                assert path == default_plan.data_file(ds_id, seed)
 
 
 def test_regression_batches_are_the_catalog_sets_only(default_plan):
@@ -88,13 +90,34 @@ def test_larger_jobs_come_first(default_plan):
     """Longest-processing-time order: the scheduler starts the jobs with the most records × cells first,
     and a data set is prepared as early as its first job would start."""
     jobs = default_plan.jobs
-    work = {job.name: default_plan.datasets[job.dataset_id].n * len(job.cells) for job in jobs}
+    work = {job.name: _work(default_plan, job) for job in jobs}
     for a in jobs:
         for b in jobs:
             if work[a.name] > 10 * work[b.name]:
                 assert a.priority > b.priority, (a.name, b.name)
     big = max(jobs, key=lambda j: work[j.name])
-    assert default_plan.prepare_priority(big.dataset_id) == big.priority
+    assert default_plan.prepare_priority(big.dataset_ids) == big.priority
+
+
+def _work(plan_, job):
+    return sum(plan_.datasets[c.split("/")[0]].n for c in job.cells)
+
+
+def test_small_groups_are_packed_up_to_records_per_job(default_plan):
+    """Groups below `records_per_job` records × cells share a job of at most that much work; the
+    cells are the same as without packing, and so is every larger group's job."""
+    cap = default_plan.config["records_per_job"]
+    assert cap > 0
+    unpacked = plan.build({**default_plan.config, "records_per_job": 0})
+    assert sorted(default_plan.cells) == sorted(c for j in default_plan.jobs for c in j.cells)
+    assert len(default_plan.jobs) < len(unpacked.jobs) / 2
+    packs = [j for j in default_plan.jobs if j.name.startswith("packed/")]
+    assert packs and all(_work(default_plan, j) <= cap for j in packs)
+    alone = {j.name: j.cells for j in default_plan.jobs if not j.name.startswith("packed/")}
+    assert all(_work(default_plan, j) >= cap for j in default_plan.jobs if j.name in alone)
+    assert alone == {j.name: j.cells for j in unpacked.jobs if j.name in alone}
+    again = plan.build(dict(default_plan.config))
+    assert [(j.name, j.cells) for j in again.jobs] == [(j.name, j.cells) for j in default_plan.jobs]
 
 
 def test_extends_lays_a_configuration_over_another(tmp_path):

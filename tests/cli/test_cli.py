@@ -57,6 +57,20 @@ def test_same_inputs_and_seed_give_byte_identical_outputs(tmp_path, capsys):
     assert files[0] == files[1]
 
 
+def test_prepare_takes_a_seed_list_per_data_set(tmp_path, capsys):
+    """One process writes every draw of several generated data sets (the workflow's prepare_generated)."""
+    import json
+
+    cli.main(["prepare", "sim1[n=30,d=2]", "sim2", "--out", str(tmp_path / "a{seed}.parquet"), "--out",
+              str(tmp_path / "b{seed}.parquet"), "--seed", "1,2", "--seed", "7"])
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [(r["dataset"].split("[")[0], r["seed"]) for r in lines] == [("sim1", 1), ("sim1", 2), ("sim2", 7)]
+    alone = tmp_path / "alone.parquet"
+    run_json(capsys, "prepare", "sim2", "--seed", "7", "--out", str(alone))
+    assert (tmp_path / "b7.parquet").read_bytes() == alone.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a1.parquet", "a2.parquet", "alone.parquet", "b7.parquet"]
+
+
 def test_a_csv_path_is_a_data_set(tmp_path, capsys):
     path = tmp_path / "mine.csv"
     pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 9], "b": [3.0, 1, 4, 1, 5, 9]}).to_csv(path, index=False)

@@ -244,6 +244,8 @@ def test_interrupted_evaluate_writes_nothing(work, capsys, monkeypatch):
     (["run", "mdav", "good.csv", "-k", "2", "--seed", "-1"], "seed"),
     (["run", "mdav", "sim1[n=30,d=2]", "-k", "2", "--seed", "-1"], "seed"),
     (["prepare", "sim1[n=30,d=2]", "--seed", "-1", "--out", "x.parquet"], "seed"),
+    (["prepare", "sim1[n=30,d=2]", "sim2", "sim3", "--seed", "1", "--seed", "2", "--out", "a.parquet", "--out",
+      "b.parquet", "--out", "c.parquet"], "give --seed once (every data set) or once per data set"),
     (["evaluate", "good.csv", "part.csv", "--seed", "-5"], "seed"),
     (["evaluate", "good.csv", "part.csv", "-k", "0"], "k must be a positive integer"),
     (["evaluate", "good.csv", "part.csv", "-k", "-5"], "k must be a positive integer"),

@@ -53,7 +53,7 @@ def test_dry_run_plans_every_batch():
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout + proc.stderr
-    assert "run__normal_n10m_d10__part0" in out and "prepare__uniform_n1m_d16" in out
+    assert "run__normal_n10m_d10__part0" in out and "prepare_generated" in out
 
 
 def test_scaling_figure_fits_the_exponents(tmp_path):

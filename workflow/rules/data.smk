@@ -1,5 +1,5 @@
 # Data: fetch the catalog files once; write every fixed data set (catalog sets, their column
-# selections, files) in one job, and every draw of a generated data set in one job per data set.
+# selections, files) in one job, and every draw of every generated data set in another.
 
 
 rule fetch:
@@ -26,7 +26,7 @@ if PLAN.fixed:
             [PLAN.data_file(ds_id, 0) for ds_id in PLAN.fixed],
         log:
             "results/logs/prepare/fixed.log",
-        priority: max(PLAN.prepare_priority(ds_id) for ds_id in PLAN.fixed)
+        priority: PLAN.prepare_priority(PLAN.fixed)
         params:
             args=shell_args(_args),
         resources:
@@ -36,25 +36,19 @@ if PLAN.fixed:
             "mabench prepare {params.args} > {log:q} 2>&1"
 
 
-for _ds_id, _ds in PLAN.datasets.items():
-    if _ds.fixed:
-        continue
+if PLAN.generated:
 
-    rule:
-        """Every draw of one generated data set as Parquet, in one process."""
-        name:
-            rule_name("prepare", _ds_id)
+    rule prepare_generated:
+        """Every draw of every generated data set as Parquet, in one process."""
         output:
-            [PLAN.data_file(_ds_id, s) for s in _ds.seeds],
+            [PLAN.data_file(ds_id, s) for ds_id in PLAN.generated for s in PLAN.datasets[ds_id].seeds],
         log:
-            f"results/logs/prepare/{_ds_id}.log",
-        priority: PLAN.prepare_priority(_ds_id)
+            "results/logs/prepare/generated.log",
+        priority: PLAN.prepare_priority(PLAN.generated)
         params:
-            spec=_ds.spec,
-            seeds=",".join(str(s) for s in _ds.seeds),
-            out=lambda wildcards, _ds_id=_ds_id: f"results/data/{_ds_id}/seed{{seed}}.parquet",
+            args=lambda wildcards: shell_args(PLAN.prepare_generated()),  # a function: {seed} is not a wildcard
         resources:
-            mem_mb=2000,
-            runtime=10,
+            mem_mb=config["mem_mb_per_run"],  # the largest draw (config/scale.yaml: 10^7 records) is held in memory
+            runtime=30,
         shell:
-            "mabench prepare {params.spec:q} --seed {params.seeds} --out {params.out:q} > {log:q} 2>&1"
+            "mabench prepare {params.args} > {log:q} 2>&1"

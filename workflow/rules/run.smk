@@ -1,5 +1,6 @@
-# Run: one batch job per data set and group of at most `algorithms_per_job` of its algorithm ids
-# runs every algorithm, draw and k of the group in one process, with every configured metric, and
+# Run: one batch job per group of at most `algorithms_per_job` algorithm ids of a data set (small
+# groups packed together up to `records_per_job`: mabench/bench/plan.py) runs every algorithm, draw
+# and k of its groups in one process, with every configured metric, and
 # writes one record (JSON) and one partition (CSV) per cell. Finished cells are also kept in
 # results/cache/cells, so a job that is re-run (it died, an output was deleted, a k was added)
 # recomputes only the cells that are not there.
@@ -10,7 +11,7 @@ for _job in PLAN.jobs:
     rule:
         """All draws and k values of a group of algorithms on one data set (records, partitions, metrics)."""
         name:
-            rule_name("run", _job.dataset_id, f"part{_job.part}")
+            rule_name("run", *_job.name.split("/"))
         input:
             PLAN.job_inputs(_job),
         output:
