@@ -179,8 +179,14 @@ def call_run(algo, z, k: int, params: dict, rng, raw=None):
     return algo.run(z, k, params, rng)
 
 
-def _warm_up(algo, k: int, d: int, params: dict) -> None:
-    """Compile the algorithm's kernels on a tiny problem of the same types."""
+def _warm_up(algo, k: int, d: int, params: dict, n: int = 0) -> None:
+    """Compile the algorithm's kernels on a tiny problem of the same types, so that a cell's time
+    never includes compiling. A method whose ``index=auto`` picks its kernel by size warms up the
+    kernel the real n × d will use (a tiny problem alone would pick the pass kernel)."""
+    from mabench.kernels.treegroups import use_tree
+
+    if params.get("index") == "auto":
+        params = {**params, "index": "tree" if use_tree("auto", n, d) else "scan"}
     tiny = np.ascontiguousarray(np.random.default_rng(0).standard_normal((3 * k + 1, d)))
     call_run(algo, tiny, k, params, np.random.default_rng(0), raw=tiny)
 
@@ -255,7 +261,7 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     x_in = algorithm_input(algo, own, ds.values, z)
     progress.start(f"compiling {algo.name}")
-    _warm_up(algo, min(ks), d, own)
+    _warm_up(algo, min(ks), d, own, n)
     progress.end()
     for k in ks:
         cell = _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in, layout, progress)
