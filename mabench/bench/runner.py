@@ -303,9 +303,9 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
     raw = np.ascontiguousarray(ds.values, dtype=np.float64)
     n_threads = threads.adapt()
     progress.start(f"{algo.name} k={k} on {n} records")
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     labels, info = _partition(algo, own, x_in, raw, k, seed, layout)
-    seconds = time.perf_counter() - start
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     progress.end()
     per_variable = labels.ndim == 2
     bound = algo.max_group_size(k, own)
@@ -335,13 +335,13 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
         ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options, rerun)
     else:
         ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun, published)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     values = {}
     for i, name in enumerate(metrics):  # one at a time, so a long one is named while it runs
         progress.start(f"k={k} metric {name} ({i + 1} of {len(metrics)})")
         values.update(evaluate(ctx, [name]))
         progress.end()
-    metric_seconds = time.perf_counter() - start
+    metric_seconds, metric_cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     record = {
         "algorithm": algo.name,
         "params": shown_params(resolved),
@@ -358,6 +358,10 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
         **values,
         "seconds": seconds,
         "metric_seconds": metric_seconds,
+        # CPU time of the process (all its threads) over the same spans: unlike wall time, it does not
+        # grow when other processes share the cores (the workflow's start-up share is counted in CPU)
+        "cpu_seconds": cpu_seconds,
+        "metric_cpu_seconds": metric_cpu_seconds,
         "threads": n_threads,
         "max_rss_mb": peak_rss_mb(),
     }

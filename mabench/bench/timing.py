@@ -4,7 +4,8 @@
 command, passes its output through, and writes a summary: wall and CPU seconds
 of the whole run (the command and every process it started), the number of
 Snakemake jobs, the cells of ``results/results.parquet`` with the sum of their
-algorithm seconds and metric seconds, and the share of the CPU time that went
+algorithm and metric CPU seconds (wall seconds for records older than the
+``cpu_seconds`` field), and the share of the CPU time that went
 to anything else (process start-up, imports, JIT loading, scheduling, I/O,
 tables, figures). ``--append FILE`` adds the summary as a row of a tracked CSV
 (``docs/workflow-time.csv``), so a later change can see what it costs.
@@ -53,8 +54,12 @@ def summary(results: Path, wall: float, cpu: float, jobs: int, config: str) -> d
     from mabench.bench import provenance
 
     frame = pd.read_parquet(results) if results.exists() else pd.DataFrame()
-    algo = float(frame["seconds"].sum()) if "seconds" in frame else float("nan")
-    metric = float(frame["metric_seconds"].sum()) if "metric_seconds" in frame else 0.0
+    # CPU seconds of the cells where the records have them (wall seconds of a cell grow with the load
+    # of other processes, which would make the share meaningless on a shared machine)
+    by_cpu = "cpu_seconds" in frame and "metric_cpu_seconds" in frame
+    algo_col, metric_col = ("cpu_seconds", "metric_cpu_seconds") if by_cpu else ("seconds", "metric_seconds")
+    algo = float(frame[algo_col].sum()) if algo_col in frame else float("nan")
+    metric = float(frame[metric_col].sum()) if metric_col in frame else 0.0
     return {
         "date": _dt.date.today().isoformat(),
         "git_commit": provenance.git_commit(),

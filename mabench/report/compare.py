@@ -26,7 +26,8 @@ from mabench.errors import UserError
 
 KEY = ["algorithm", "params", "dataset", "dataset_params", "k", "seed"]
 # Columns that describe a cell or its run rather than a metric of its partition.
-NOT_METRICS = set(KEY) | {"dataset_id", "algo_id", "n", "d", "seconds", "metric_seconds", "threads", "max_rss_mb", "info"}
+NOT_METRICS = set(KEY) | {"dataset_id", "algo_id", "n", "d", "seconds", "metric_seconds", "cpu_seconds",
+                          "metric_cpu_seconds", "threads", "max_rss_mb", "info"}
 VERDICT_RANK = {"reproduced": 0, "within tolerance": 1, "not reproduced": 2, "not run": 3, "not implemented": 4}
 
 
