@@ -119,6 +119,9 @@ def _io_paths(args) -> tuple[list, list]:
         ins = _results_inputs("baseline", args.baseline) + _results_inputs("current", args.current)
         if args.published != "none":
             ins += _existing("--published", args.published or published.default_path())
+    elif c == "compile":
+        outs = [("--json-out", args.json_out)]
+        ins = _existing("--config", args.config)
     elif c == "regress":
         from mabench import resources
 
@@ -321,6 +324,19 @@ def cmd_regress(args) -> None:
     frame = regress.run(args.config, only=args.algorithms)
     io.write_text(args.out, frame.to_csv(index=False))
     _print_json({"cells": int(len(frame)), "out": args.out})
+
+
+def cmd_compile(args) -> None:
+    from mabench import io
+    from mabench.bench import batch, plan
+
+    built = plan.build(plan.load_config(args.config))
+    start = time.process_time()
+    warmed = batch.compile_plan({"runs": [run for job in built.jobs for run in built.job_plan(job)["runs"]]})
+    line = _json({"compiled": warmed, "cpu_seconds": round(time.process_time() - start, 3)})
+    if args.json_out:
+        io.write_text(args.json_out, line)
+    _PENDING.append(line)
 
 
 def cmd_fetch(args) -> None:
@@ -537,6 +553,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", help="also write the Markdown report here")
     s.add_argument("--cells-out", help="write the per-cell deltas as CSV here")
     s.set_defaults(func=cmd_compare)
+
+    s = sub.add_parser("compile", help="(workflow) compile the kernels of every run of a configuration once, "
+                       "before its batches start (Numba's on-disk cache)")
+    s.add_argument("--config", required=True, help="workflow config whose data files exist (the workflow passes "
+                   "results/config.yaml)")
+    s.add_argument("--json-out", help="also write the JSON summary to this file")
+    s.set_defaults(func=cmd_compile)
 
     s = sub.add_parser("regress", help="run the regression cells (every algorithm id of a config on its fixed data)")
     s.add_argument("--config", default=None, help="workflow config (default: config/config.yaml)")

@@ -77,6 +77,24 @@ def run_plan(plan: dict, cache_dir: str | None = None) -> tuple[int, int]:
     return cells, computed
 
 
+def compile_plan(plan: dict) -> int:
+    """Compile the kernels of every run of a plan (each distinct algorithm, parameters and data shape
+    once), without running a cell; returns how many distinct runs were warmed up."""
+    from mabench.bench.runner import compile_kernels
+    from mabench.data import load
+
+    warmed: set = set()
+    cached_load = cache(load)  # many runs read the same data file
+    for run in plan["runs"]:
+        seed, path = run["draws"][0]
+        before = len(warmed)
+        n, d = compile_kernels(run["algorithm"], str(path), run["k"], int(seed), dict(run.get("params") or {}), warmed,
+                               cached_load)
+        if len(warmed) > before:
+            _log(f"compiled {run['algorithm']} {run.get('params') or ''} for {n} x {d}")
+    return len(warmed)
+
+
 def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: list[int], metrics,
               cells_dir: str, cache_dir: str | None = None, options: dict | None = None,
               batch: str | None = None) -> int:

@@ -233,6 +233,29 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
     yield from run_dataset(algo, resolved, ds, ks, seed, metrics, metric_options, ds.aside or None, progress)
 
 
+def compile_kernels(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0,
+                    params: dict | None = None, warmed: set | None = None, load=None) -> tuple[int, int]:
+    """Compile (or load from Numba's cache) the kernels that ``run_cells`` with the same arguments
+    will use, and stop: the workflow does it once for every run before the batches fan out, so that
+    two batches never compile the same kernel at the same time. Returns the data's (n, d).
+    ``warmed``: what was already compiled in this process (skipped; updated); ``load``: the data
+    loader (default ``data.load``; a caching one when many runs share a file)."""
+    algo = discovery.algorithm(algorithm)
+    own, agg = split_aggregation(algo.resolve(params or {}))
+    strata = [c for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
+    ds, _ = layout_for((load or data.load)(dataset, check_seed(seed), aside=tuple(strata)), agg, None)
+    n, d = ds.values.shape
+    k = min(partition.check_k(k) for k in ks)
+    from mabench.kernels.treegroups import use_tree
+
+    key = (algo.name, format_params(own), k, d, use_tree("auto", n, d))
+    if warmed is None or key not in warmed:
+        _warm_up(algo, k, d, own, n)
+        if warmed is not None:
+            warmed.add(key)
+    return n, d
+
+
 def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=("il",),
                 metric_options: dict | None = None, extra: dict | None = None,
                 progress: Progress | None = None) -> Iterator[CellResult]:

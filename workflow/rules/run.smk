@@ -6,6 +6,24 @@
 # recomputes only the cells that are not there.
 
 
+rule compile:
+    """Every run's kernels compiled once into Numba's on-disk cache before the batches fan out, so
+    that no two batches compile the same kernel at once and a cold clone compiles each kernel once."""
+    input:
+        config="results/config.yaml",
+        data=PLAN.data_files,
+    output:
+        "results/compiled.json",
+    log:
+        "results/logs/compile.log",
+    priority: 1000
+    resources:
+        mem_mb=config["mem_mb_per_run"],
+        runtime=30,
+    shell:
+        "NUMBA_NUM_THREADS={threads} mabench compile --config {input.config:q} --json-out {output:q} > {log:q} 2>&1"
+
+
 for _job in PLAN.jobs:
 
     rule:
@@ -14,6 +32,7 @@ for _job in PLAN.jobs:
             rule_name("run", *_job.name.split("/"))
         input:
             PLAN.job_inputs(_job),
+            ancient("results/compiled.json"),  # compiled first; a later compile does not re-run the batches
         output:
             records=[f"results/cells/{c}.json" for c in _job.cells],
             partitions=[f"results/cells/{c}.csv" for c in _job.cells],
