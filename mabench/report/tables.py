@@ -171,23 +171,43 @@ def _result_key(results: pd.DataFrame) -> pd.DataFrame:
     return res
 
 
-def reading_values(row: dict, results: pd.DataFrame) -> list[tuple[str, float, dict]]:
+class ReadingIndex:
+    """The results grouped once by (algorithm, data set, k), then by parameter setting: each group's
+    rows as (parsed data set parameters, row position), so that judging every registry row's
+    readings costs one dictionary lookup per row instead of a scan of the whole results table."""
+
+    def __init__(self, results: pd.DataFrame):
+        self.results = results
+        self.groups: dict[tuple, dict[str, list]] = {}
+        keys = zip(results["algorithm"], results["dataset"], results["k"].astype("int64"), results["params"],
+                   results["dataset_params"])
+        for pos, (algo, dataset, k, params, dparams) in enumerate(keys):
+            by_params = self.groups.setdefault((algo, dataset, int(k)), {})
+            by_params.setdefault(params, []).append((published.parse_params(dparams), pos))
+        self._numeric: dict[str, np.ndarray] = {}
+
+    def values(self, metric: str) -> np.ndarray:
+        if metric not in self._numeric:
+            self._numeric[metric] = pd.to_numeric(self.results[metric], errors="coerce").to_numpy(dtype=float)
+        return self._numeric[metric]
+
+
+def reading_values(row: dict, index: ReadingIndex) -> list[tuple[str, float, dict]]:
     """Every parameter setting ("reading") of the row's algorithm that has a value for the row's
     cell (same data set, column selection, k and metric), with the verdict it would get."""
     metric = row["metric"]
-    if not row["algorithm"] or metric not in results.columns:
+    if not row["algorithm"] or metric not in index.results.columns or row["rule"] != "exact":
         return []
     want_d = published.parse_params(row["dataset_params"])
-    hit = results[(results["algorithm"] == row["algorithm"]) & (results["dataset"] == row["dataset"])
-                  & (results["k"].astype("int64") == int(row["k"]))]
-    out = []
     want_p = published.parse_params(row["params"])
-    for params, part in hit.groupby("params", sort=True):
+    out = []
+    for params, members in sorted(index.groups.get((row["algorithm"], row["dataset"], int(row["k"])), {}).items()):
         if not published.same_scale(want_p, published.parse_params(params)):
             continue  # a reading varies the method, not the scale (that is the scale check's job)
-        part = part[[published._is_subset(want_d, published.parse_params(d)) for d in part["dataset_params"]]]
-        vals = pd.to_numeric(part[metric], errors="coerce").dropna().to_numpy(dtype=float)
-        if vals.size and row["rule"] == "exact":
+        column = index.values(metric)
+        vals = np.array([column[pos] for have, pos in members if published._is_subset(want_d, have)])
+        vals = vals[~np.isnan(vals)]
+        if vals.size:
             out.append((params, float(vals.mean()), published._exact(row, vals)))
     return out
 
@@ -203,8 +223,9 @@ def readings_section(part: pd.DataFrame, compared: pd.DataFrame, results: pd.Dat
     tolerance, then the smallest mean |Δ|)."""
     lines = []
     groups: dict[tuple, list] = {}
+    index = results if isinstance(results, ReadingIndex) else ReadingIndex(results)
     for row in part.to_dict("records"):
-        found = reading_values(row, results)
+        found = reading_values(row, index)
         if len(found) < 2:
             continue
         best = min(found, key=lambda f: _closeness(f[2]))
@@ -227,7 +248,7 @@ def readings_section(part: pd.DataFrame, compared: pd.DataFrame, results: pd.Dat
                          & (compared["algorithm"] == algo)]
         tally: dict[str, list] = {}
         for row in cells.to_dict("records"):
-            for params, _, v in reading_values(row, results):
+            for params, _, v in reading_values(row, index):
                 tally.setdefault(params, []).append(v)
         n_cells = len(cells)
         complete = {p: v for p, v in tally.items() if len(v) == n_cells} or tally
@@ -293,6 +314,7 @@ def write_tables(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None =
     registry = published.load() if registry is None else registry
     compared = _mark_absent_plugins(published.compare(registry, results))
     res = _result_key(results)
+    readings = ReadingIndex(res)
     out_dir = Path(out_dir)
     index_rows = []
     for (source, table), part in compared.groupby(["source", "table"], sort=True):
@@ -305,7 +327,7 @@ def write_tables(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None =
                 f"{' at ' + commit if commit else ''}. Verdicts: {_summary(counts)}.{_class_line(part)}\n\n"
                 "Published = as printed; Reproduced = the harness's value (mean [95 % CI] (n = draws) for random "
                 "data); Δ = reproduced − published. Verdict rules: docs/published.md.\n\n")
-        extra = scale_section(part, res) + readings_section(part, compared, res)
+        extra = scale_section(part, res) + readings_section(part, compared, readings)
         io.write_text(out_dir / f"{name}.md", head + markdown(shown) + extra)
         io.write_text(out_dir / f"{name}.tex", latex(shown, f"{title} (regenerated; {_summary(counts)})"))
         with io.atomic_path(out_dir / f"{name}.csv") as tmp:
