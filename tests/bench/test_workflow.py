@@ -6,6 +6,7 @@ results/ is never touched. It takes about half a minute on 2 cores; the other te
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -84,6 +85,11 @@ def test_smoke_run_produces_one_row_per_cell(smoke):
         assert (results / "cells" / d / a / f"seed{seed}" / f"k{k}.json").is_file()
         assert (results / "cells" / d / a / f"seed{seed}" / f"k{k}.csv").is_file()
     assert frame["batch_seconds"].notna().all()
+    # Every kernel was compiled once before the batches: each batch then only loads it, so no cell's
+    # time holds a compile (its CPU seconds are recorded beside its wall seconds).
+    compiled = json.loads((results / "compiled.json").read_text())
+    assert compiled["compiled"] >= len({a for _, a, _, _ in want}) and compiled["cpu_seconds"] > 0
+    assert (frame["cpu_seconds"] >= 0).all() and (frame["metric_cpu_seconds"] >= 0).all()
     # The effective config records the schema defaults.
     used = yaml.safe_load((results / "config.yaml").read_text())
     assert used["datasets"]["tarragona"]["draws"] == 1

@@ -82,6 +82,20 @@ def test_regress_config_must_be_a_configuration(tmp_path, capsys, text, needle):
     cfg = tmp_path / "c.yaml"
     cfg.write_text(text)
     assert_user_error(main(capsys, "regress", "--config", cfg, "--out", tmp_path / "r.csv"), needle)
+    assert_user_error(main(capsys, "compile", "--config", cfg, "--json-out", tmp_path / "c.json"), needle)
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_compile_needs_the_data_files_of_its_configuration(tmp_path, capsys, monkeypatch):
+    """The workflow runs `mabench compile` after the data are prepared; before that it says which file is missing."""
+    import shutil
+
+    from support import ROOT
+
+    shutil.copy(ROOT / "config" / "smoke.yaml", tmp_path / "cfg.yaml")
+    monkeypatch.chdir(tmp_path)
+    assert_user_error(main(capsys, "compile", "--config", "cfg.yaml", "--json-out", "c.json"), "results/data/")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cfg.yaml"]
 
 
 @pytest.mark.parametrize("args, needle", [
