@@ -123,6 +123,18 @@ def _safe(value: float, scale: float) -> float:
     return value - 1e-10 * scale - 1e-12
 
 
+def lagrangian(Z, u, k: int, P, node_limit: int, emax: int, maxcols: int = 1):
+    """L(u) = Σu + n·ρ, ρ = kernels.colgen.certified_price's proven lower bound on min_S r(S)/|S|
+    (stepped down by :func:`_safe`): a lower bound on the LP, hence on the optimal SSE, for ANY u.
+    Returns (L, the certified_price tuple)."""
+    from mabench.kernels import colgen as CG
+
+    u = np.ascontiguousarray(u, dtype=np.float64)
+    out = CG.certified_price(Z, u, k, 2 * k - 1, P, node_limit, emax, maxcols)
+    rho = float(out[0])
+    return _safe(float(u.sum()) + Z.shape[0] * rho, float(np.abs(u).sum()) + Z.shape[0] * abs(rho)), out
+
+
 def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 0.0, neighbours: int | None = None,
              node_limit: int | None = None, emax: int = 1024, max_iter: int = 10000, alphas=(1.0, 0.9, 0.7, 0.5)) -> dict:
     """Certified lower bound on the optimal SSE (groups of k..2k−1 records) from column generation on
@@ -199,8 +211,7 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
         if added:
             continue
         certified += 1
-        rho, cm, cs, _, nc, ncut = CG.certified_price(Z, u, k, kmax, P, node_limit, emax, 4 * n)
-        value = _safe(float(u.sum()) + n * rho, float(np.abs(u).sum()) + n * abs(rho))
+        value, (rho, cm, cs, _, nc, ncut) = lagrangian(Z, u, k, P, node_limit, emax, 4 * n)
         if value > best:
             best, best_how = value, "duals"
         for a in range(nc):
@@ -213,8 +224,7 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
         if alpha == 1.0 or time.perf_counter() - t0 > 1.5 * budget:
             continue
         v = np.ascontiguousarray(alpha * u + (1.0 - alpha) * lam)
-        rho, _, _, _, _, _ = CG.certified_price(Z, v, k, kmax, P, node_limit, emax, 1)
-        value = _safe(float(v.sum()) + n * rho, float(np.abs(v).sum()) + n * abs(rho))
+        value, _ = lagrangian(Z, v, k, P, node_limit, emax)
         if value > best:
             best, best_how = value, f"alpha={alpha:g}"
     return {"sse_bound": float(best), "lp_value": lp_value, "columns": len(cols), "iterations": iters,
