@@ -136,15 +136,17 @@ def lagrangian(Z, u, k: int, P, node_limit: int, emax: int, maxcols: int = 1):
 
 
 def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 0.0, neighbours: int | None = None,
-             node_limit: int | None = None, emax: int = 1024, max_iter: int = 10000, alphas=(1.0, 0.9, 0.7, 0.5)) -> dict:
+             node_limit: int | None = None, emax: int = 1024, max_iter: int = 10000, alphas=(0.7, 0.4),
+             final_alphas=(0.9, 0.8, 0.6, 0.5, 0.3)) -> dict:
     """Certified lower bound on the optimal SSE (groups of k..2k−1 records) from column generation on
     the set-partitioning LP (Aloise, Hansen, Rocha & Santi 2014); proof in docs/bounds.md.
 
     Restricted master: scipy linprog (HiGHS). Pricing: greedy (heuristic) until it finds nothing,
     then the certified branch and bound of kernels/colgen.py, which both adds columns and gives
-    L(u) = Σu + n·ρ, ρ ≤ min_S r(S)/|S| proven. Besides the master's duals u, the certified bound is
-    also evaluated at α·u + (1−α)·λ (λ = the pair bound's dual, feasible) for the ``alphas``; the
-    largest value is returned. Deterministic. ``budget`` seconds bound the loop (the last certified
+    L(u) = Σu + n·ρ, ρ ≤ min_S r(S)/|S| proven. Stabilization: L is concave in u, so at every
+    certified pass it is also evaluated at α·u + (1−α)·centre for the ``alphas`` (centre = the point
+    with the best L so far, first λ = the pair bound's feasible dual), and at the end for
+    ``final_alphas``; the largest value is returned. Deterministic. ``budget`` seconds bound the loop (the last certified
     pass may overrun it)."""
     import time
 
@@ -185,6 +187,7 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
     best = max(pair, 0.0)
     best_how = "pair"
     spent = {"master": 0.0, "greedy": 0.0, "certified": 0.0}
+    centre = lam.copy()  # the dual point with the best certified L so far (λ: the pair bound's dual)
     lp_value = float("nan")
     iters = certified = 0
     u = lam
@@ -218,22 +221,30 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
         certified += 1
         t1 = time.perf_counter()
         value, (rho, cm, cs, _, nc, ncut) = lagrangian(Z, u, k, P, node_limit, emax, 4 * n)
-        spent["certified"] += time.perf_counter() - t1
         if value > best:
-            best, best_how = value, "duals"
+            best, best_how, centre = value, "duals", u.copy()
         for a in range(nc):
             added += add(cm[a, : cs[a]])
+        if not out_of_time:  # stabilization: L is concave in u; try points between the best one and u
+            for alpha in alphas:
+                v = np.ascontiguousarray(alpha * u + (1.0 - alpha) * centre)
+                value, (_, cm, cs, _, nc, _) = lagrangian(Z, v, k, P, node_limit, emax, n)
+                for a in range(nc):
+                    added += add(cm[a, : cs[a]])
+                if value > best:
+                    best, best_how, centre = value, f"smoothed alpha={alpha:g}", v
+        spent["certified"] += time.perf_counter() - t1
         if added and not out_of_time:
             continue
         converged = added == 0 and ncut == 0
         break
-    for alpha in alphas:
-        if alpha == 1.0 or time.perf_counter() - t0 > 1.5 * budget:
-            continue
-        v = np.ascontiguousarray(alpha * u + (1.0 - alpha) * lam)
+    for alpha in final_alphas:
+        if time.perf_counter() - t0 > 1.5 * budget:
+            break
+        v = np.ascontiguousarray(alpha * u + (1.0 - alpha) * centre)
         value, _ = lagrangian(Z, v, k, P, node_limit, emax)
         if value > best:
-            best, best_how = value, f"alpha={alpha:g}"
+            best, best_how, centre = value, f"final alpha={alpha:g}", v
     return {"sse_bound": float(best), "lp_value": lp_value, "columns": len(cols), "iterations": iters,
             "certified_passes": certified, "cut_nodes": int(ncut), "converged": bool(converged),
             "from": best_how, "seconds": round(time.perf_counter() - t0, 3),
