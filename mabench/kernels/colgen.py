@@ -2,8 +2,9 @@
 
 Columns are groups S with k ≤ |S| ≤ kmax; c_S = SSE(S); reduced cost r(S) = c_S − u(S) for duals u.
 
-* :func:`greedy_price` — heuristic pricing: from every record, grow a group over its nearest records
-  adding the record that lowers the reduced cost most; returns the groups with r(S) < 0.
+* :func:`greedy_price` — heuristic pricing: from every record (and from it with each of its first
+  nearest records forced in), grow a group over its nearest records adding the record that lowers the
+  reduced cost most; returns the groups with r(S) < 0.
 * :func:`certified_price` — a PROVEN lower bound ρ ≤ min(0, min_S r(S)/|S|) over ALL feasible groups
   (branch and bound, every group enumerated once by its lowest-index member, nodes pruned or cut
   with the bound proved in docs/bounds.md), and the negative-reduced-cost groups it met. With it,
@@ -59,63 +60,77 @@ def group_sse(Z, members, m):
 
 
 @njit(cache=True)
-def greedy_price(Z, u, nbr, k, kmax):
-    """For each record i: T = {i}; add, kmax−1 times, the neighbour (row nbr[i]) giving the lowest
-    r(T ∪ {c}); keep the size in k..kmax with the lowest r(T)/|T| if negative.
-    Returns (members (n, kmax) padded −1, sizes (n,), r (n,)); size 0 = no column from i."""
+def greedy_price(Z, u, nbr, k, kmax, starts=1):
+    """For each record i and each s < starts: T = {i} (plus i's s-th nearest record when s > 0); add,
+    up to kmax−|T| times, the neighbour (row nbr[i]) giving the lowest r(T ∪ {c}); keep the size in
+    k..kmax with the lowest r(T)/|T| if negative. Returns (members (n·starts, kmax) padded −1,
+    sizes, r); size 0 = no column."""
     n, d = Z.shape
     L = nbr.shape[1]
-    out = -np.ones((n, kmax), dtype=np.int64)
-    sizes = np.zeros(n, dtype=np.int64)
-    red = np.zeros(n)
+    out = -np.ones((n * starts, kmax), dtype=np.int64)
+    sizes = np.zeros(n * starts, dtype=np.int64)
+    red = np.zeros(n * starts)
     members = np.empty(kmax, dtype=np.int64)
     used = np.zeros(L, dtype=np.bool_)
     ssum = np.empty(d)
     for i in range(n):
-        for q in range(L):
-            used[q] = False
-        members[0] = i
-        sq = 0.0
-        for c in range(d):
-            ssum[c] = Z[i, c]
-            sq += Z[i, c] * Z[i, c]
-        uT = u[i]
-        best = 0.0
-        bsize = 0
-        for t in range(1, kmax):
-            bq = -1
-            bval = np.inf
+        for s0 in range(min(starts, L + 1)):
+            slot = i * starts + s0
             for q in range(L):
-                if used[q]:
-                    continue
-                j = nbr[i, q]
-                xx = 0.0
-                ss = 0.0
-                for c in range(d):
-                    xx += Z[j, c] * Z[j, c]
-                    v = ssum[c] + Z[j, c]
-                    ss += v * v
-                r = sq + xx - ss / (t + 1) - uT - u[j]
-                if r < bval:
-                    bval = r
-                    bq = q
-            if bq < 0:
-                break
-            used[bq] = True
-            j = nbr[i, bq]
-            members[t] = j
+                used[q] = False
+            members[0] = i
+            sq = 0.0
             for c in range(d):
-                sq += Z[j, c] * Z[j, c]
-                ssum[c] += Z[j, c]
-            uT += u[j]
-            if t + 1 >= k and bval / (t + 1) < best:
-                best = bval / (t + 1)
-                bsize = t + 1
-        if bsize > 0 and best < -1e-12:
-            sizes[i] = bsize
-            red[i] = best * bsize
-            for a in range(bsize):
-                out[i, a] = members[a]
+                ssum[c] = Z[i, c]
+                sq += Z[i, c] * Z[i, c]
+            uT = u[i]
+            best = 0.0
+            bsize = 0
+            for t in range(1, kmax):
+                bq = -1
+                bval = np.inf
+                if t == 1 and s0 > 0:
+                    bq = s0 - 1
+                    j = nbr[i, bq]
+                    xx = 0.0
+                    ss = 0.0
+                    for c in range(d):
+                        xx += Z[j, c] * Z[j, c]
+                        v = ssum[c] + Z[j, c]
+                        ss += v * v
+                    bval = sq + xx - ss / (t + 1) - uT - u[j]
+                else:
+                    for q in range(L):
+                        if used[q]:
+                            continue
+                        j = nbr[i, q]
+                        xx = 0.0
+                        ss = 0.0
+                        for c in range(d):
+                            xx += Z[j, c] * Z[j, c]
+                            v = ssum[c] + Z[j, c]
+                            ss += v * v
+                        r = sq + xx - ss / (t + 1) - uT - u[j]
+                        if r < bval:
+                            bval = r
+                            bq = q
+                if bq < 0:
+                    break
+                used[bq] = True
+                j = nbr[i, bq]
+                members[t] = j
+                for c in range(d):
+                    sq += Z[j, c] * Z[j, c]
+                    ssum[c] += Z[j, c]
+                uT += u[j]
+                if t + 1 >= k and bval / (t + 1) < best:
+                    best = bval / (t + 1)
+                    bsize = t + 1
+            if bsize > 0 and best < -1e-12:
+                sizes[slot] = bsize
+                red[slot] = best * bsize
+                for a in range(bsize):
+                    out[slot, a] = members[a]
     return out, sizes, red
 
 

@@ -141,7 +141,7 @@ def lagrangian(Z, u, k: int, P, node_limit: int, emax: int, maxcols: int = 1):
 
 def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 0.0, neighbours: int | None = None,
              node_limit: int | None = None, emax: int = 1024, max_iter: int = 10000, alphas=(0.7, 0.4),
-             final_alphas=(0.9, 0.8, 0.6, 0.5, 0.3)) -> dict:
+             final_alphas=(0.9, 0.8, 0.6, 0.5, 0.3), starts: int = 6) -> dict:
     """Certified lower bound on the optimal SSE (groups of k..2k−1 records) from column generation on
     the set-partitioning LP (Aloise, Hansen, Rocha & Santi 2014); proof in docs/bounds.md.
 
@@ -216,7 +216,7 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
         added = 0
         if not out_of_time:
             t1 = time.perf_counter()
-            mem, sizes, _ = CG.greedy_price(Z, u, ids[:, :L].copy(), k, kmax)
+            mem, sizes, _ = CG.greedy_price(Z, u, ids[:, :L].copy(), k, kmax, starts)
             spent["greedy"] += time.perf_counter() - t1
             for i in np.flatnonzero(sizes):
                 added += add(mem[i, : sizes[i]])
