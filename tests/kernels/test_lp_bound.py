@@ -117,3 +117,12 @@ def test_cli_bound_lp(tmp_path):
     assert lines["pair"]["sse_bound"] <= lines["lp"]["sse_bound"] + 1e-9
     assert lines["lp"]["sse_bound"] <= lines["lp"]["lp_value"]
     assert_user_error(run_cli("bound", str(data), "-k", "3", "--method", "lp", "--budget", "nan"), "--budget")
+
+
+def test_store_keeps_the_larger_bound_per_method(tmp_path):
+    rec = {"dataset": "tarragona", "k": 3, "sse_bound": 10.0, "il_bound": 1.0, "budget": 5.0}
+    B.store([{**rec, "method": "pair"}, {**rec, "il_bound": 2.0, "method": "lp"}], tmp_path)
+    B.store([{**rec, "il_bound": 1.5, "method": "lp"}], tmp_path)  # weaker: ignored
+    frame = pd.read_csv(tmp_path / "bounds.csv")
+    assert sorted(zip(frame["method"], frame["il_bound"])) == [("lp", 2.0), ("pair", 1.0)]
+    assert B.load(tmp_path)["il_bound"].tolist() == [2.0]  # the largest per cell
