@@ -460,7 +460,10 @@ def cmd_bound(args) -> None:
     from mabench.bench.runner import parse_ks
     from mabench.report import bounds
 
-    records = bounds.compute(args.dataset, parse_ks(args.k), args.seed)
+    _finite("--budget", args.budget, 0, strict=True, high=1e7)
+    start = bounds.registry_start(args.dataset, args.dir) if args.method == "lp" else None
+    records = bounds.compute(args.dataset, parse_ks(args.k), args.seed, method=args.method, budget=args.budget,
+                             start=start)
     if args.store:
         bounds.store(records, args.dir)
     for rec in records:
@@ -607,7 +610,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-k", required=True, help="minimum group sizes, e.g. 3,4,5,10")
     s.add_argument("--seed", type=int, default=0, help="seed of a generated data set")
     s.add_argument("--store", action="store_true", help="also write the bounds into config/best_known/bounds.csv")
-    s.add_argument("--dir", help="registry folder for --store (default: config/best_known)")
+    s.add_argument("--method", choices=["pair", "lp"], default="pair",
+                   help="pair: the cheap pair bound; lp: the set-partitioning LP bound by column generation, "
+                        "certified by a Lagrangian bound (docs/bounds.md)")
+    s.add_argument("--budget", type=float, default=120.0,
+                   help="lp: seconds of column generation per k (the last certified pass may overrun it)")
+    s.add_argument("--dir", help="registry folder for --store and for lp's start partitions (default: config/best_known)")
     s.set_defaults(func=cmd_bound)
     s = sub.add_parser("report", help="write the reproduction report: one self-contained HTML page per paper")
     s.add_argument("--results", required=True)

@@ -29,10 +29,16 @@ def _z(spec: str, seed: int):
     return np.ascontiguousarray(zscore(ds.values, ds.columns), dtype=np.float64)
 
 
-def compute(spec: str, ks, seed: int = 0, Z=None) -> list[dict]:
-    """One record per k: ``k, n, sse_bound, il_bound, sst, method``."""
+def compute(spec: str, ks, seed: int = 0, Z=None, method: str = "pair", budget: float = 120.0,
+            start=None) -> list[dict]:
+    """One record per k: ``k, n, sse_bound, il_bound, sst, method`` (and, for ``lp``, the LP
+    value of the last restricted master, the seconds spent and the column-generation counters).
+
+    ``start``: optional callable k -> labels (a feasible partition whose groups seed the LP)."""
     from mabench.kernels import bounds as KB
 
+    if method not in ("pair", "lp"):
+        raise UserError(f"bound: --method {method!r} must be pair or lp")
     Z = _z(spec, seed) if Z is None else Z
     n = Z.shape[0]
     if n > MAX_N:
@@ -44,6 +50,14 @@ def compute(spec: str, ks, seed: int = 0, Z=None) -> list[dict]:
     near, _ = KB.nearest_sq(Z, max(max(ks) - 1, 1))
     out = []
     for k in ks:
+        if method == "lp":
+            labels = start(k) if start is not None else None
+            res = lp_bound(Z, k, start_labels=labels, budget=budget, pair=float(KB.pair_bound(near, k)))
+            sse = res.pop("sse_bound")
+            res["budget"] = float(budget)
+            out.append({"dataset": spec, "k": int(k), "n": int(n), "sse_bound": sse,
+                        "il_bound": 100.0 * sse / sst if sst > 0 else 0.0, "sst": sst, "method": "lp", **res})
+            continue
         sse = float(KB.pair_bound(near, k))
         out.append({"dataset": spec, "k": int(k), "n": int(n), "sse_bound": sse,
                     "il_bound": 100.0 * sse / sst if sst > 0 else 0.0, "sst": sst, "method": "pair"})
@@ -56,21 +70,189 @@ def load(root=None) -> pd.DataFrame:
     path = Path(root or default_dir()) / "bounds.csv"
     if not path.exists():
         raise UserError(f"{path} does not exist; write it with `mabench bound tarragona -k 3,4,5,10 --store` (and census, eia)")
-    return pd.read_csv(path, keep_default_na=False)
+    frame = pd.read_csv(path, keep_default_na=False)
+    # several methods may bound a cell: every one is valid, so the largest is the bound
+    frame = frame.sort_values("il_bound", ascending=False, kind="mergesort").drop_duplicates(["dataset", "k"])
+    return frame.sort_values(["dataset", "k"], kind="mergesort").reset_index(drop=True)
 
 
 def store(records: list[dict], root=None) -> Path:
-    """Merge ``records`` into bounds.csv (one row per data set and k; a new bound replaces the row)."""
+    """Merge ``records`` into bounds.csv (one row per data set, k and method; a new bound replaces the
+    row of its method only when it is larger; :func:`load` keeps the largest per cell)."""
     from mabench.report.best_known import default_dir
 
     path = Path(root or default_dir()) / "bounds.csv"
     old = pd.read_csv(path, keep_default_na=False) if path.exists() else pd.DataFrame(columns=COLUMNS)
     new = pd.DataFrame([{"dataset": r["dataset"], "k": r["k"], "sse_bound": r["sse_bound"], "il_bound": r["il_bound"],
                          "method": r["method"],
-                         "command": f"mabench bound {r['dataset']} -k {r['k']} --store"} for r in records])
-    keys = set(zip(new["dataset"], new["k"].astype(int)))
-    keep = old[[(d, int(k)) not in keys for d, k in zip(old["dataset"], old["k"])]] if len(old) else old
-    frame = pd.concat([keep, new], ignore_index=True).sort_values(["dataset", "k"])
+                         "command": f"mabench bound {r['dataset']} -k {r['k']}"
+                                    + (f" --method lp --budget {r['budget']:g}" if r["method"] == "lp" else "")
+                                    + " --store"} for r in records])
+    if len(old):  # every stored bound is valid: a weaker new bound of the same method leaves the row alone
+        prev = {(d, int(k), m): float(b) for d, k, m, b in zip(old["dataset"], old["k"], old["method"], old["il_bound"])}
+        new = new[[not prev.get((d, int(k), m), -np.inf) > float(b)
+                   for d, k, m, b in zip(new["dataset"], new["k"], new["method"], new["il_bound"])]]
+    keys = set(zip(new["dataset"], new["k"].astype(int), new["method"]))
+    keep = old[[(d, int(k), m) not in keys for d, k, m in zip(old["dataset"], old["k"], old["method"])]] if len(old) else old
+    frame = pd.concat([keep, new], ignore_index=True).sort_values(["dataset", "k", "method"])
     with io.atomic_path(path) as tmp:
         frame[COLUMNS].to_csv(tmp, index=False)  # full repr: a rounded-up bound would not be a bound
     return path
+
+
+def registry_start(spec: str, root=None):
+    """k -> the best-known partition of a registry data set (None when the cell has none)."""
+    from mabench.report import best_known as BK
+
+    root = Path(root or BK.default_dir())
+
+    def get(k):
+        try:
+            index = BK.load_index(root)
+        except UserError:
+            return None
+        mask = (index["dataset"] == spec) & (index["k"].astype(int) == int(k))
+        if not mask.any():
+            return None
+        from mabench import data
+
+        n = data.load(spec, 0).values.shape[0]
+        return BK.read_partition(root / index.loc[mask, "file"].iloc[0], n)
+
+    return get
+
+
+def _safe(value: float, scale: float) -> float:
+    """A floating-point sum is exact to ~1e-13 relative here; step down by 1e-10 of the scale."""
+    return value - 1e-10 * scale - 1e-12
+
+
+def lagrangian(Z, u, k: int, P, node_limit: int, emax: int, maxcols: int = 1):
+    """L(u) = Σu + n·ρ, ρ = kernels.colgen.certified_price's proven lower bound on min_S r(S)/|S|
+    (stepped down by :func:`_safe`): a lower bound on the LP, hence on the optimal SSE, for ANY u.
+    Returns (L, the certified_price tuple)."""
+    from mabench.kernels import colgen as CG
+
+    u = np.ascontiguousarray(u, dtype=np.float64)
+    out = CG.certified_price(Z, u, k, 2 * k - 1, P, node_limit, emax, maxcols)
+    rho = float(out[0])
+    return _safe(float(u.sum()) + Z.shape[0] * rho, float(np.abs(u).sum()) + Z.shape[0] * abs(rho)), out
+
+
+def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 0.0, neighbours: int | None = None,
+             node_limit: int | None = None, emax: int = 1024, max_iter: int = 10000, alphas=(0.7, 0.4),
+             final_alphas=(0.3, 0.5, 0.6, 0.8, 0.9), starts: int = 6) -> dict:
+    """Certified lower bound on the optimal SSE (groups of k..2k−1 records) from column generation on
+    the set-partitioning LP (Aloise, Hansen, Rocha & Santi 2014); proof in docs/bounds.md.
+
+    Restricted master: scipy linprog (HiGHS). Pricing: greedy (heuristic) until it finds nothing,
+    then the certified branch and bound of kernels/colgen.py, which both adds columns and gives
+    L(u) = Σu + n·ρ, ρ ≤ min_S r(S)/|S| proven. Stabilization: L is concave in u, so at every
+    certified pass it is also evaluated at α·u + (1−α)·centre for the ``alphas`` (centre = the point
+    with the best L so far, first λ = the pair bound's feasible dual), and at the end for
+    ``final_alphas``; the largest value is returned. Deterministic. ``budget`` seconds bound the loop (the certified
+    passes may overrun it; the final smoothing gets up to budget/2 more)."""
+    import time
+
+    import scipy.sparse as sp
+    from scipy.optimize import linprog
+
+    from mabench import kernels as K
+    from mabench.kernels import colgen as CG
+
+    t0 = time.perf_counter()
+    if node_limit is None:  # exact pricing is cheap up to k = 5; beyond, cut (validly) to bound the time
+        node_limit = 100000 if k <= 5 else 300
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    n = Z.shape[0]
+    kmax = 2 * k - 1
+    if n < k:
+        raise UserError(f"bound: k={k} exceeds the {n} records")
+    L = min(n - 1, neighbours or max(3 * k, 12))
+    P, ids = CG.nearest_prefix(Z, max(L, kmax - 1))
+    lam = np.ascontiguousarray(P[:, k - 1] / (2.0 * k))
+    if start_labels is None:
+        start_labels = K.mdav_labels(Z, k, K.TAIL_2K) if n >= 2 * k else np.zeros(n, dtype=np.int64)
+    cols: dict = {}
+
+    def add(members):
+        key = tuple(sorted(int(x) for x in members))
+        if key not in cols and k <= len(key) <= kmax:
+            cols[key] = float(CG.group_sse(Z, np.asarray(key, dtype=np.int64), len(key)))
+            return 1
+        return 0
+
+    labels = np.asarray(start_labels, dtype=np.int64)
+    for g in np.unique(labels):
+        add(np.flatnonzero(labels == g))
+    if n >= k:
+        for i in range(n):
+            add([i, *ids[i, : k - 1].tolist()])
+    best = max(pair, 0.0)
+    best_how = "pair"
+    spent = {"master": 0.0, "greedy": 0.0, "certified": 0.0}
+    centre = lam.copy()  # the dual point with the best certified L so far (λ: the pair bound's dual)
+    lp_value = float("nan")
+    iters = certified = 0
+    u = lam
+    ncut = 0
+    converged = False
+    while iters < max_iter:
+        iters += 1
+        keys = list(cols)
+        indptr = np.zeros(len(keys) + 1, dtype=np.int64)
+        indptr[1:] = np.cumsum([len(x) for x in keys])
+        A = sp.csc_matrix((np.ones(indptr[-1]), np.fromiter((i for x in keys for i in x), dtype=np.int64, count=indptr[-1]),
+                           indptr), shape=(n, len(keys)))
+        c = np.array([cols[x] for x in keys])
+        t1 = time.perf_counter()
+        res = linprog(c, A_eq=A, b_eq=np.ones(n), bounds=(0, None), method="highs")
+        spent["master"] += time.perf_counter() - t1
+        if res.status != 0:
+            raise RuntimeError(f"bound: restricted master failed: {res.message}")
+        lp_value = float(res.fun)
+        u = np.ascontiguousarray(res.eqlin.marginals, dtype=np.float64)
+        out_of_time = time.perf_counter() - t0 > budget
+        added = 0
+        if not out_of_time:
+            t1 = time.perf_counter()
+            mem, sizes, _ = CG.greedy_price(Z, u, ids[:, :L].copy(), k, kmax, starts)
+            spent["greedy"] += time.perf_counter() - t1
+            for i in np.flatnonzero(sizes):
+                added += add(mem[i, : sizes[i]])
+        if added:
+            continue
+        if out_of_time and k > 5:  # at the master's unconverged duals the search would mostly cut: go to smoothing
+            break
+        certified += 1
+        t1 = time.perf_counter()
+        value, (rho, cm, cs, _, nc, ncut) = lagrangian(Z, u, k, P, node_limit, emax, 4 * n)
+        if value > best:
+            best, best_how, centre = value, "duals", u.copy()
+        for a in range(nc):
+            added += add(cm[a, : cs[a]])
+        if not out_of_time:  # stabilization: L is concave in u; try points between the best one and u
+            for alpha in alphas:
+                v = np.ascontiguousarray(alpha * u + (1.0 - alpha) * centre)
+                value, (_, cm, cs, _, nc, _) = lagrangian(Z, v, k, P, node_limit, emax, n)
+                for a in range(nc):
+                    added += add(cm[a, : cs[a]])
+                if value > best:
+                    best, best_how, centre = value, f"smoothed alpha={alpha:g}", v
+        spent["certified"] += time.perf_counter() - t1
+        if added and not out_of_time:
+            continue
+        converged = added == 0 and ncut == 0
+        break
+    final_deadline = max(1.5 * budget, time.perf_counter() - t0 + 0.5 * budget)
+    for alpha in final_alphas:
+        if time.perf_counter() - t0 > final_deadline:
+            break
+        v = np.ascontiguousarray(alpha * u + (1.0 - alpha) * centre)
+        value, _ = lagrangian(Z, v, k, P, node_limit, emax)
+        if value > best:
+            best, best_how, centre = value, f"final alpha={alpha:g}", v
+    return {"sse_bound": float(best), "lp_value": lp_value, "columns": len(cols), "iterations": iters,
+            "certified_passes": certified, "cut_nodes": int(ncut), "converged": bool(converged),
+            "from": best_how, "seconds": round(time.perf_counter() - t0, 3),
+            **{f"seconds_{a}": round(b, 3) for a, b in spent.items()}}
