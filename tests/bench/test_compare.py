@@ -135,3 +135,14 @@ def test_bad_inputs_exit_2_with_one_line(tmp_path, make, words):
     proc = mabench("compare", path, path)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and words in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_regress_skips_a_setting_at_a_k_it_does_not_apply_to(tmp_path):
+    """lns region=12 needs k <= 6: at k = 10 the cell is skipped (and said so), the others are checked."""
+    config = {"k": [3, 10], "algorithms": {"lns_r12": {"algorithm": "lns", "params": {"region": 12}, "k": [3]}},
+              "datasets": {"tarragona": {"spec": "tarragona"}}}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    proc = mabench("regress", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "r.csv"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert pd.read_csv(tmp_path / "r.csv")["k"].tolist() == [3]
+    assert "tarragona lns_r12 k=10: not applicable (lns region=12 must lie in" in proc.stderr
