@@ -339,13 +339,13 @@ def _jobs(plan: Plan, size: int, pack: int) -> list[Job]:
     jobs: list[Job] = []
     packed: list[tuple[str, list[str]]] = []
     packed_cells: list[str] = []
-    packed_work = 0
+    packed_work = packs = 0
 
     def close_pack():
-        nonlocal packed, packed_cells, packed_work
+        nonlocal packed, packed_cells, packed_work, packs
         if packed:
-            jobs.append(Job(f"packed/part{sum(j.name.startswith('packed/') for j in jobs)}", packed, packed_cells,
-                            _priority(packed_work)))
+            jobs.append(Job(f"packed/part{packs}", packed, packed_cells, _priority(packed_work)))
+            packs += 1
         packed, packed_cells, packed_work = [], [], 0
 
     for ds_id, ds in plan.datasets.items():

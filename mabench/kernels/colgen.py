@@ -18,29 +18,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mabench.kernels.bounds import nearest_sq
+
 
 @njit(cache=True)
 def nearest_prefix(Z, t):
     """(n, t+1) array P with P[r, q] = s_r(q) = sum of r's q smallest squared distances to other records,
-    and (n, t) ids of those records (ascending distance, ties by lowest index)."""
-    n, d = Z.shape
+    and (n, t) ids of those records (ascending distance, ties by lowest index): running sums of
+    :func:`mabench.kernels.bounds.nearest_sq`."""
+    near, ids = nearest_sq(Z, t)
+    n = near.shape[0]
     P = np.zeros((n, t + 1))
-    ids = np.empty((n, t), dtype=np.int64)
-    row = np.empty(n)
     for i in range(n):
-        for j in range(n):
-            s = 0.0
-            for c in range(d):
-                v = Z[i, c] - Z[j, c]
-                s += v * v
-            row[j] = s
-        row[i] = np.inf
-        order = np.argsort(row, kind="mergesort")
         acc = 0.0
         for q in range(t):
-            acc += row[order[q]]
+            acc += near[i, q]
             P[i, q + 1] = acc
-            ids[i, q] = order[q]
     return P, ids
 
 
@@ -57,6 +50,19 @@ def group_sse(Z, members, m):
             v = Z[members[a], c] - mean
             sse += v * v
     return sse
+
+
+@njit(cache=True)
+def _joined_cost(Z, j, ssum, sq, m, uT, u):
+    """r(T ∪ {j}) for a set T of m − 1 records given by its coordinate sums ``ssum``, its sum of squared
+    norms ``sq`` and its dual total ``uT``: SSE = Σ‖x‖² − ‖Σx‖²/m, minus the duals."""
+    xx = 0.0
+    ss = 0.0
+    for c in range(Z.shape[1]):
+        xx += Z[j, c] * Z[j, c]
+        v = ssum[c] + Z[j, c]
+        ss += v * v
+    return sq + xx - ss / m - uT - u[j]
 
 
 @njit(cache=True)
@@ -91,26 +97,12 @@ def greedy_price(Z, u, nbr, k, kmax, starts=1):
                 bval = np.inf
                 if t == 1 and s0 > 0:
                     bq = s0 - 1
-                    j = nbr[i, bq]
-                    xx = 0.0
-                    ss = 0.0
-                    for c in range(d):
-                        xx += Z[j, c] * Z[j, c]
-                        v = ssum[c] + Z[j, c]
-                        ss += v * v
-                    bval = sq + xx - ss / (t + 1) - uT - u[j]
+                    bval = _joined_cost(Z, nbr[i, bq], ssum, sq, t + 1, uT, u)
                 else:
                     for q in range(L):
                         if used[q]:
                             continue
-                        j = nbr[i, q]
-                        xx = 0.0
-                        ss = 0.0
-                        for c in range(d):
-                            xx += Z[j, c] * Z[j, c]
-                            v = ssum[c] + Z[j, c]
-                            ss += v * v
-                        r = sq + xx - ss / (t + 1) - uT - u[j]
+                        r = _joined_cost(Z, nbr[i, q], ssum, sq, t + 1, uT, u)
                         if r < bval:
                             bval = r
                             bq = q
