@@ -268,20 +268,44 @@ def cmd_evaluate(args) -> None:
     _PENDING.append(line)
 
 
-def cmd_batch(args) -> None:
-    from mabench.bench import batch
-    from mabench.metrics import parse_names
-
+def _plan_json(text: str) -> dict:
     try:
-        plan = json.loads(args.plan)
-        runs = plan["runs"]
-        if not isinstance(runs, list):
+        plan = json.loads(text)
+        if not isinstance(plan["runs"], list):
             raise TypeError
     except (json.JSONDecodeError, KeyError, TypeError):
         raise UserError("--plan must be a JSON object with a list `runs` (written by the workflow, "
                         "workflow/rules/run.smk); to run cells yourself use `mabench run ALGO DATA -k 3,4,5`") from None
+    return plan
+
+
+def _job_plan(path: str, job: str) -> dict:
+    from pathlib import Path
+
+    try:
+        jobs = json.loads(Path(path).read_text(encoding="utf-8"))["jobs"]
+    except OSError as exc:
+        raise UserError(f"cannot read --plans {path}: {exc.strerror or exc}; the workflow writes it "
+                        "(`mabench compile --plans-out`)") from None
+    except (json.JSONDecodeError, KeyError, TypeError, UnicodeDecodeError):
+        raise UserError(f"--plans {path} is not a plans file (a JSON object with `jobs`, written by "
+                        "`mabench compile --plans-out`)") from None
+    if not isinstance(jobs, dict) or job not in jobs:
+        raise UserError(f"--job {job!r} is not a job of {path}; give one of its `jobs` (the workflow's compile "
+                        "step rewrites the file when the configuration changes)")
+    return _plan_json(json.dumps(jobs[job]))
+
+
+def cmd_batch(args) -> None:
+    from mabench.bench import batch
+    from mabench.metrics import parse_names
+
+    if (args.plan is None) == (args.plans is None) or (args.plans is not None) != (args.job is not None):
+        raise UserError("give either --plan JSON, or --plans FILE with --job NAME (written by `mabench compile "
+                        "--plans-out`); to run cells yourself use `mabench run ALGO DATA -k 3,4,5`")
+    plan = _job_plan(args.plans, args.job) if args.plans is not None else _plan_json(args.plan)
     plan["metrics"] = parse_names(",".join(plan.get("metrics") or ["il"]))
-    for run in runs:
+    for run in plan["runs"]:
         if isinstance(run, dict) and "metrics" in run:
             run["metrics"] = parse_names(",".join(run["metrics"] or ["il"]))
     cells, computed = batch.run_plan(plan, args.cache_dir)
@@ -332,6 +356,8 @@ def cmd_compile(args) -> None:
 
     built = plan.build(plan.load_config(args.config))
     start = time.process_time()
+    if args.plans_out:  # first: the batches need it even when a kernel fails to compile
+        io.write_text(args.plans_out, json.dumps(built.job_plans(), separators=(",", ":")) + "\n")
     warmed = batch.compile_plan({"runs": [run for job in built.jobs for run in built.job_plan(job)["runs"]]})
     line = _json({"compiled": warmed, "cpu_seconds": round(time.process_time() - start, 3)})
     if args.json_out:
@@ -539,7 +565,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_prepare)
 
     s = sub.add_parser("batch", help="(workflow) run a job's plan: algorithms x draws x k; one file pair per cell")
-    s.add_argument("--plan", required=True, help="JSON plan (see mabench.bench.batch.run_plan)")
+    s.add_argument("--plan", help="JSON plan (see mabench.bench.batch.run_plan)")
+    s.add_argument("--plans", help="or a file of every job's plan (`mabench compile --plans-out`) ...")
+    s.add_argument("--job", help="... and the name of the job to run from it")
     s.add_argument("--cache-dir", help="cell cache: finished cells are copied from here, never recomputed")
     s.set_defaults(func=cmd_batch, all_or_nothing=False)
 
@@ -562,6 +590,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--config", required=True, help="workflow config whose data files exist (the workflow passes "
                    "results/config.yaml)")
     s.add_argument("--json-out", help="also write the JSON summary to this file")
+    s.add_argument("--plans-out", help="also write every batch job's plan to this file (`mabench batch --plans`)")
     s.set_defaults(func=cmd_compile)
 
     s = sub.add_parser("regress", help="run the regression cells (every algorithm id of a config on its fixed data)")

@@ -5,8 +5,8 @@ Built once, here, from a configuration (``config/config.yaml`` and the files lik
 only read it. Building it checks everything the schema cannot: plugin names and parameters, metric
 names, cross references between ids, draws of fixed data, and k against each data set's size.
 
-A cell is (data set id, algorithm id, seed, k). Cells run in batch jobs (``mabench batch --plan``):
-a data set's algorithm ids are taken in groups of at most ``algorithms_per_job``; a group with at
+A cell is (data set id, algorithm id, seed, k). Cells run in batch jobs
+(``mabench batch --plans results/plans.json --job NAME``): a data set's algorithm ids are taken in groups of at most ``algorithms_per_job``; a group with at
 least ``records_per_job`` records × cells is one job (``{dataset_id}/part{N}``), and smaller groups
 are packed together, in configuration order, into jobs of up to that much work (``packed/part{N}``),
 so that a process's start-up (imports, loading compiled kernels: about a second) stays a small
@@ -144,7 +144,7 @@ class Plan:
                        for s in self.batch_seeds(ds_id, a)})
 
     def job_plan(self, job: Job) -> dict:
-        """What ``mabench batch --plan`` runs for one job."""
+        """What ``mabench batch`` runs for one job."""
         return {
             "batch": job.name,
             "runs": [
@@ -159,6 +159,20 @@ class Plan:
                 for ds_id, ids in job.groups for a in ids
             ],
         }
+
+    def job_plans(self) -> dict:
+        """Every job's plan by job name: the file (``results/plans.json``) the batch jobs read, so that
+        a job's command line and Snakemake's per-file records stay short however many cells it runs."""
+        return {"jobs": {job.name: self.job_plan(job) for job in self.jobs}}
+
+    def job_digest(self, job: Job | None = None) -> str:
+        """A short hash of one job's plan (of every job's when ``job`` is None): a job whose plan
+        changes has a new digest among its parameters, so Snakemake re-runs it and no other."""
+        import hashlib
+        import json
+
+        plan = self.job_plans() if job is None else self.job_plan(job)
+        return hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()[:16]
 
     def prepare_priority(self, ds_ids) -> int:
         """Data sets' files are written as early as the first job that needs them would start."""

@@ -55,6 +55,22 @@ def test_job_plan_is_what_batch_runs(default_plan):
                 assert path == default_plan.data_file(ds_id, seed)
 
 
+def test_plans_file_holds_every_job_and_a_digest_moves_with_its_own_job_only():
+    cfg = {"k": [3], "algorithms_per_job": 1, "records_per_job": 0,
+           "algorithms": {"a": {"algorithm": "mdav"}, "b": {"algorithm": "mdav1"}},
+           "datasets": {"tarragona": {"spec": "tarragona"}}}
+    before = plan.build(cfg)
+    assert set(before.job_plans()["jobs"]) == {job.name for job in before.jobs} and len(before.jobs) == 2
+    after = plan.build({**cfg, "algorithms": {**cfg["algorithms"], "b": {"algorithm": "mdav1", "params": {}},
+                                              }, "datasets": {"tarragona": {"spec": "tarragona", "k": [3, 4]}}})
+    assert all(before.job_digest(j) != after.job_digest(j) for j in after.jobs)  # both jobs gained k=4
+    only_b = plan.build({**cfg, "algorithms": {"a": {"algorithm": "mdav"},
+                                               "b": {"algorithm": "mdav1", "params": {"index": "scan"}}}})
+    assert before.job_digest(before.jobs[0]) == only_b.job_digest(only_b.jobs[0])
+    assert before.job_digest(before.jobs[1]) != only_b.job_digest(only_b.jobs[1])
+    assert before.job_digest() != only_b.job_digest()
+
+
 def test_regression_batches_are_the_catalog_sets_only(default_plan):
     batches = list(default_plan.regression_batches())
     assert batches and all(default_plan.datasets[ds_id].kind == "fetched" for ds_id, *_ in batches)

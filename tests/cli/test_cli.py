@@ -104,6 +104,38 @@ def test_usage_errors_exit_2_with_one_line(tmp_path, args, needle):
     assert_user_error(mabench(*args, check=False), needle)
 
 
+@pytest.mark.parametrize("args,needle", [
+    (["batch"], "--plans FILE with --job NAME"),
+    (["batch", "--plan", '{"runs": []}', "--plans", "p.json", "--job", "a"], "either --plan JSON"),
+    (["batch", "--plans", "p.json"], "--job NAME"),
+    (["batch", "--plan", "[1]"], "JSON object with a list `runs`"),
+    (["batch", "--plans", "/nonexistent/plans.json", "--job", "a"], "cannot read --plans"),
+    (["batch", "--plans", "{plans}", "--job", "nope/part0"], "is not a job of"),
+    (["batch", "--plans", "{bad}", "--job", "a"], "is not a plans file"),
+])
+def test_batch_plan_errors_exit_2_with_one_line(tmp_path, args, needle):
+    (tmp_path / "plans.json").write_text('{"jobs": {"packed/part0": {"runs": []}}}')
+    (tmp_path / "bad.json").write_text('{"runs": []}')
+    args = [a.replace("{plans}", str(tmp_path / "plans.json")).replace("{bad}", str(tmp_path / "bad.json"))
+            for a in args]
+    assert_user_error(mabench(*args, check=False), needle)
+
+
+def test_batch_runs_a_job_from_the_plans_file(tmp_path, capsys):
+    import numpy as np
+
+    data = tmp_path / "d.csv"
+    pd.DataFrame(np.random.default_rng(0).standard_normal((60, 3)), columns=list("abc")).to_csv(data, index=False)
+    plan = {"batch": "packed/part0", "runs": [{"algorithm": "mdav", "params": {}, "draws": [[0, str(data)]],
+                                               "k": [3], "metrics": ["il"], "cells_dir": str(tmp_path / "cells")}]}
+    (tmp_path / "plans.json").write_text(json.dumps({"jobs": {"packed/part0": plan, "other": {"runs": []}}}))
+    out = run_json(capsys, "batch", "--plans", str(tmp_path / "plans.json"), "--job", "packed/part0")
+    assert out["batch"] == "packed/part0" and out["cells"] == 1 and out["computed"] == 1
+    record = json.loads((tmp_path / "cells" / "seed0" / "k3.json").read_text())
+    direct = run_json(capsys, "run", "mdav", str(data), "-k", "3")
+    assert record["algorithm"] == "mdav" and record["il"] == direct["il"]
+
+
 def test_failed_run_leaves_no_partition_file(tmp_path):
     """The failure comes after the partition was computed and staged: the second output cannot be written."""
     out = tmp_path / "p.csv"

@@ -5,7 +5,6 @@
 #   results/cells/{dataset_id}/{algo_id}/seed{seed}/k{k}.csv    (the partition)
 # so a missing or damaged cell re-runs its batch, whose finished cells come from the cell cache.
 
-import json
 import mimetypes
 import os
 import shlex

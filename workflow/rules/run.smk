@@ -13,15 +13,19 @@ rule compile:
         config="results/config.yaml",
         data=PLAN.data_files,
     output:
-        "results/compiled.json",
+        compiled="results/compiled.json",
+        plans="results/plans.json",
     log:
         "results/logs/compile.log",
+    params:
+        digest=PLAN.job_digest(),  # any job's plan changed: rewrite the plans file
     priority: 1000
     resources:
         mem_mb=config["mem_mb_per_run"],
         runtime=30,
     shell:
-        "NUMBA_NUM_THREADS={threads} mabench compile --config {input.config:q} --json-out {output:q} > {log:q} 2>&1"
+        "NUMBA_NUM_THREADS={threads} mabench compile --config {input.config:q} --json-out {output.compiled:q}"
+        " --plans-out {output.plans:q} > {log:q} 2>&1"
 
 
 for _job in PLAN.jobs:
@@ -32,7 +36,9 @@ for _job in PLAN.jobs:
             rule_name("run", *_job.name.split("/"))
         input:
             PLAN.job_inputs(_job),
-            ancient("results/compiled.json"),  # compiled first; a later compile does not re-run the batches
+            # compiled first; a later compile does not re-run the batches (the digest below does)
+            ancient("results/compiled.json"),
+            plans=ancient("results/plans.json"),
         output:
             records=[f"results/cells/{c}.json" for c in _job.cells],
             partitions=[f"results/cells/{c}.csv" for c in _job.cells],
@@ -41,12 +47,13 @@ for _job in PLAN.jobs:
         benchmark:
             f"results/benchmarks/{_job.name}.tsv"
         params:
-            plan=json.dumps(PLAN.job_plan(_job), separators=(',', ':')),
+            job=_job.name,
+            digest=PLAN.job_digest(_job),  # this job's plan changed: re-run it (and no other)
         threads: config["threads_per_run"]
         priority: _job.priority
         resources:
             mem_mb=config["mem_mb_per_run"],
             runtime=config["runtime_per_run"],
         shell:
-            "NUMBA_NUM_THREADS={threads} mabench batch --plan {params.plan:q}"
+            "NUMBA_NUM_THREADS={threads} mabench batch --plans {input.plans:q} --job {params.job:q}"
             " --cache-dir results/cache/cells > {log:q} 2>&1"
