@@ -736,7 +736,32 @@ class _Interrupts:
 def main(argv=None) -> int:
     """Run one command. Exit status: 0 success, 2 user error (one line on stderr), 130 interrupted."""
     with _Interrupts():
-        return _main(argv)
+        status = _main(argv)
+    _log_cpu(argv)
+    return status
+
+
+def _log_cpu(argv) -> None:
+    """With ``MABENCH_CPU_LOG`` set (``python -m mabench.bench.timing`` sets it for a workflow run), add
+    this process's command and CPU seconds to that file, so that the run's CPU time splits by stage."""
+    import os
+
+    path = os.environ.get("MABENCH_CPU_LOG")
+    if not path:
+        return
+    import resource
+
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    words = sys.argv[1:] if argv is None else list(argv)
+    line = json.dumps({"command": words[0] if words else "", "cpu_seconds": round(use.ru_utime + use.ru_stime, 3)})
+    try:  # one short line with O_APPEND: concurrent jobs do not interleave
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, (line + "\n").encode())
+        finally:
+            os.close(fd)
+    except OSError:  # a measurement aid: never the reason a command fails
+        pass
 
 
 def _main(argv) -> int:

@@ -9,6 +9,13 @@ algorithm and metric CPU seconds (wall seconds for records older than the
 to anything else (process start-up, imports, JIT loading, scheduling, I/O,
 tables, figures). ``--append FILE`` adds the summary as a row of a tracked CSV
 (``docs/workflow-time.csv``), so a later change can see what it costs.
+
+Every ``mabench`` process of the run adds its command and CPU seconds to a log (``MABENCH_CPU_LOG``,
+set here), so the CPU time also splits by stage: ``data_seconds`` (fetch, prepare),
+``output_seconds`` (aggregate, tables, figures, report, best-known table) and ``startup_seconds`` —
+compiling the kernels, each batch process's start-up beyond its cells, and Snakemake's own
+scheduling (the CPU of the run that no ``mabench`` process logged). ``startup_share`` is that last
+part's share of the CPU; ``overhead_share`` stays everything but the cells.
 """
 
 from __future__ import annotations
@@ -25,16 +32,23 @@ import time
 from pathlib import Path
 
 FIELDS = ["date", "git_commit", "config", "jobs", "cells", "wall_seconds", "cpu_seconds", "algorithm_seconds",
-          "metric_seconds", "overhead_share", "machine"]
+          "metric_seconds", "overhead_share", "machine", "data_seconds", "output_seconds", "startup_seconds",
+          "startup_share"]
+STAGES = {"fetch": "data", "prepare": "data", "aggregate": "output", "tables": "output", "figures": "output",
+          "report": "output", "best-known": "output", "compile": "startup", "batch": "batch"}
 _STEPS = re.compile(r"^(\d+) of (\d+) steps")
 
 
-def run(cmd: list[str]) -> tuple[int, float, float, int]:
-    """Run ``cmd``; return (exit status, wall seconds, CPU seconds of it and its children, jobs done)."""
+def run(cmd: list[str], cpu_log: Path | None = None) -> tuple[int, float, float, int]:
+    """Run ``cmd``; return (exit status, wall seconds, CPU seconds of it and its children, jobs done).
+    ``cpu_log``: where its ``mabench`` processes log their CPU seconds (:func:`stages`)."""
+    import os
+
+    env = {**os.environ, "MABENCH_CPU_LOG": str(cpu_log)} if cpu_log is not None else None
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     jobs = 0
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1, env=env)
     assert proc.stdout is not None
     for line in proc.stdout:
         sys.stdout.write(line)
@@ -48,7 +62,18 @@ def run(cmd: list[str]) -> tuple[int, float, float, int]:
     return status, wall, cpu, jobs
 
 
-def summary(results: Path, wall: float, cpu: float, jobs: int, config: str) -> dict:
+def stages(cpu_log: Path | None) -> dict[str, float]:
+    """CPU seconds per stage from the processes' log: data, output, startup (compile) and batch."""
+    out = {"data": 0.0, "output": 0.0, "startup": 0.0, "batch": 0.0}
+    if cpu_log is None or not cpu_log.exists():
+        return out
+    for line in cpu_log.read_text().splitlines():
+        entry = json.loads(line)
+        out[STAGES.get(entry["command"], "output")] += float(entry["cpu_seconds"])
+    return out
+
+
+def summary(results: Path, wall: float, cpu: float, jobs: int, config: str, cpu_log: Path | None = None) -> dict:
     import pandas as pd
 
     from mabench.bench import provenance
@@ -60,6 +85,11 @@ def summary(results: Path, wall: float, cpu: float, jobs: int, config: str) -> d
     algo_col, metric_col = ("cpu_seconds", "metric_cpu_seconds") if by_cpu else ("seconds", "metric_seconds")
     algo = float(frame[algo_col].sum()) if algo_col in frame else float("nan")
     metric = float(frame[metric_col].sum()) if metric_col in frame else 0.0
+    by_stage = stages(cpu_log)
+    logged = sum(by_stage.values())
+    # start-up and scheduling: compiling, batch processes beyond their cells, and what no mabench
+    # process logged (Snakemake itself, shells); None when the processes did not log
+    startup = (by_stage["startup"] + (by_stage["batch"] - algo - metric) + (cpu - logged)) if logged else None
     return {
         "date": _dt.date.today().isoformat(),
         "git_commit": provenance.git_commit(),
@@ -72,16 +102,29 @@ def summary(results: Path, wall: float, cpu: float, jobs: int, config: str) -> d
         "metric_seconds": round(metric, 1),
         "overhead_share": round(1 - (algo + metric) / cpu, 3) if cpu > 0 else float("nan"),
         "machine": f"{provenance.machine()['machine']}, {provenance.machine()['cpus']} cpus",
+        "data_seconds": round(by_stage["data"], 1) if logged else None,
+        "output_seconds": round(by_stage["output"], 1) if logged else None,
+        "startup_seconds": round(startup, 1) if startup is not None else None,
+        "startup_share": round(startup / cpu, 3) if startup is not None and cpu > 0 else None,
     }
 
 
 def append(row: dict, path: Path) -> None:
-    new = not path.exists()
-    with path.open("a", newline="") as fh:
+    """Add ``row`` to the CSV; a file with an older header is rewritten with the current one (the
+    older rows get empty new columns)."""
+    rows = []
+    if path.exists():
+        with path.open(newline="") as fh:
+            reader = csv.DictReader(fh)
+            if reader.fieldnames != FIELDS:
+                rows = list(reader)
+    mode = "w" if rows or not path.exists() else "a"
+    with path.open(mode, newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=FIELDS)
-        if new:
+        if mode == "w":
             writer.writeheader()
-        writer.writerow({k: row.get(k, "") for k in FIELDS})
+            writer.writerows({k: (r.get(k) or "") for k in FIELDS} for r in rows)
+        writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in FIELDS})
 
 
 def main(argv=None) -> int:
@@ -95,10 +138,14 @@ def main(argv=None) -> int:
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
     if not cmd:
         p.error("give the command to time after --")
-    status, wall, cpu, jobs = run(cmd)
-    if status != 0:
-        return status
-    row = summary(Path(args.results), wall, cpu, jobs, args.config)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cpu_log = Path(tmp) / "cpu.jsonl"
+        status, wall, cpu, jobs = run(cmd, cpu_log)
+        if status != 0:
+            return status
+        row = summary(Path(args.results), wall, cpu, jobs, args.config, cpu_log)
     from mabench import io
 
     io.write_text(args.out, json.dumps(row, indent=1) + "\n")

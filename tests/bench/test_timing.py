@@ -45,3 +45,48 @@ def test_a_failing_command_fails_and_writes_nothing(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "mabench.bench.timing", "--out", str(out), "--", sys.executable, "-c",
                            "raise SystemExit(3)"], capture_output=True, text=True)
     assert proc.returncode == 3 and not out.exists()
+
+
+def test_the_cpu_time_splits_by_stage_from_the_processes_log(tmp_path):
+    """Each mabench process logs its command and CPU seconds; what none logged is Snakemake's own
+    scheduling, counted with compiling and the batches' start-up as start-up and scheduling."""
+    from mabench.bench import timing
+
+    results = tmp_path / "results.parquet"
+    pd.DataFrame({"seconds": [9.0], "metric_seconds": [9.0], "cpu_seconds": [5.0],
+                  "metric_cpu_seconds": [1.0]}).to_parquet(results)
+    log = tmp_path / "cpu.jsonl"
+    log.write_text("".join(json.dumps({"command": c, "cpu_seconds": s}) + "\n" for c, s in
+                           [("prepare", 1.0), ("compile", 2.0), ("batch", 4.0), ("batch", 3.0), ("tables", 0.5),
+                            ("report", 1.5)]))
+    row = timing.summary(results, wall=20.0, cpu=15.0, jobs=6, config="c.yaml", cpu_log=log)
+    assert row["data_seconds"] == 1.0 and row["output_seconds"] == 2.0
+    # compile 2 + batches beyond their cells (7 - 6) + unlogged (15 - 12) = 6
+    assert row["startup_seconds"] == 6.0 and row["startup_share"] == 0.4
+    assert row["overhead_share"] == 0.6
+    assert timing.summary(results, wall=20.0, cpu=15.0, jobs=6, config="c.yaml")["startup_share"] is None
+
+
+def test_a_mabench_process_logs_its_command_and_cpu_when_asked(tmp_path):
+    import os
+
+    log = tmp_path / "cpu.jsonl"
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-m", "mabench.cli", "list", "datasets"], capture_output=True, text=True,
+                              env={**os.environ, "MABENCH_CPU_LOG": str(log)})
+        assert proc.returncode == 0, proc.stderr
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["command"] for e in entries] == ["list", "list"] and all(e["cpu_seconds"] > 0 for e in entries)
+
+
+def test_an_older_csv_header_is_rewritten_with_the_new_columns(tmp_path):
+    from mabench.bench import timing
+
+    path = tmp_path / "t.csv"
+    path.write_text("date,jobs\n2026-01-01,3\n")
+    timing.append({"date": "2026-01-02", "jobs": 4, "startup_share": 0.1}, path)
+    frame = pd.read_csv(path)
+    assert list(frame.columns) == timing.FIELDS and frame["jobs"].tolist() == [3, 4]
+    assert frame["startup_share"].isna().tolist() == [True, False]
+    timing.append({"date": "2026-01-03", "jobs": 5}, path)
+    assert pd.read_csv(path)["jobs"].tolist() == [3, 4, 5]
