@@ -79,7 +79,7 @@ def cvmdav_labels(Z, k, gamma, zself, zall, stop_on_reject, last_2k, cap_2k, tai
     cap = 2 * k if cap_2k else 2 * k - 1
     jlast = 2 * k if last_2k else 2 * k - 1
     left = n
-    g = 0
+    g = np.int64(0)
     while left >= 3 * k:
         m = K.centroid(W, ids, alive, m, left, S.sums, c_now)
         r = K.distances_from(W, alive, m, c_now, S)

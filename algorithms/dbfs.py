@@ -40,7 +40,7 @@ def dbfs_labels(Z, k, pairs):
     slot_of = np.arange(n)
     m = n
     left = n
-    g = 0
+    g = np.int64(0)
     while left >= (2 * k if pairs else k):
         r, s_id = K.most_distant_pair(W, alive, ids, m, S, state, labels)
         left -= K.group_around(W, ids, alive, m, r, k, labels, g, S)

@@ -63,7 +63,7 @@ def iamat_labels(Z, k, recompute_mu):
     # fixed μ: seeds in order of decreasing distance to the mean of all records, ties to the lowest id
     seeds = K.farthest_first(W, free, m, c, S) if not recompute_mu else np.empty(0, dtype=np.int64)
     left_n = n
-    g = 0
+    g = np.int64(0)
     nxt = 0
     while left_n >= k:
         if 4 * left_n < 3 * built:  # rebuild on the remaining records: the boxes shrink with them

@@ -40,7 +40,7 @@ def md_labels(Z, k):
     slot_of = np.arange(n)
     m = n
     left = n
-    g = 0
+    g = np.int64(0)
     while left >= 2 * k:
         r, s_id = K.most_distant_pair(W, alive, ids, m, S, state, labels)
         left -= K.group_around(W, ids, alive, m, r, k, labels, g, S)

@@ -111,10 +111,10 @@ def diameter_fixed_size(Z, k):
         _refresh(W, alive, ids, n, i, S, far_d, far_id)
     m = n
     left = n
-    g = 0
+    g = np.int64(0)
     while left >= k:
         while True:
-            r = -1
+            r = np.int64(-1)
             best_v = -1.0
             for i in range(m):
                 if alive[i] and far_d[ids[i]] > best_v:

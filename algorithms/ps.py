@@ -102,7 +102,7 @@ def ps_labels(X, k, greedy):
     c = np.empty(d)
     m = K.compact(W, ids, alive, n, S.sums)
     left = n
-    g = 0
+    g = np.int64(0)
     while left >= 3 * k:
         m = K.centroid(W, ids, alive, m, left, S.sums, S.centroid)  # keeps the buffer compact
         f = _extreme(sf, ids, alive, m, True)

@@ -69,7 +69,7 @@ def vmdav_labels(Z, k, gamma, fixed_centroid, loop_2k):
     mind = np.empty(n)
     members = np.empty(k, dtype=np.int64)
     left = n
-    g = 0
+    g = np.int64(0)
     stop = 2 * k if loop_2k else k
     d_fixed = np.empty(n)  # distances to the fixed centroid, by record id, computed once
     if fixed_centroid:

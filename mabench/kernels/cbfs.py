@@ -33,7 +33,7 @@ def cbfs_labels_scan(Z, k, tail_group, fixed_centroid, tally=None):
     m = compact(W, ids, alive, n, S.sums)
     c_fixed = S.sums / n
     left = n
-    g = 0
+    g = np.int64(0)
     stop = 2 * k if tail_group else k
     while left >= stop:
         if tally is not None:
@@ -86,7 +86,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=False, tally=None):
     Q, order, a = shell_order(Z, labels if not fixed_centroid else np.zeros(0, dtype=np.int64), c0)
     head = 0
     left = n
-    g = 0
+    g = np.int64(0)
     stop = 2 * k if tail_group else k
     while left >= stop:
         if tally is not None:

@@ -118,7 +118,7 @@ def _density_labels(Z, k, recompute, L):
     S = scratch(n, d, k)
     m = compact(W, ids, alive, n, S.sums)
     left = n
-    g = 0
+    g = np.int64(0)
     if not recompute:
         order = np.argsort(spread, kind="mergesort")
         slot_of = np.arange(n)

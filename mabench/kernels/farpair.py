@@ -103,7 +103,7 @@ def most_distant_pair(W, alive, ids, m, S, state, labels):
             far_d[rid] = top_d[rid, TOP - 1]
             bound[rid] = True
     while True:
-        r = -1
+        r = np.int64(-1)
         best_v = -1.0
         for i in range(m):
             if alive[i] and far_d[ids[i]] > best_v:

@@ -267,7 +267,7 @@ def tour2assignment(Z, path, k, kmax):
             best_total = dist[m]
             best_s = s
             best_pred[:] = pred
-    g = 0
+    g = np.int64(0)
     j = m
     while j > 0:
         i = best_pred[j]

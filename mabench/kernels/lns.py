@@ -98,7 +98,7 @@ def region_optimum(Zr, k, kmax, sums, sqsum, best, choice, out):
     if best[full] == np.inf:
         return np.inf, 0
     mask = full
-    g = 0
+    g = np.int64(0)
     while mask:
         S = choice[mask]
         for i in range(R):

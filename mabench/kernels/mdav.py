@@ -30,7 +30,7 @@ def mdav_labels(Z, k, tail, tally=None):
     c = S.centroid
     m = n
     left = n
-    g = 0
+    g = np.int64(0)
     stop = 3 * k if tail == TAIL_3K else 2 * k
     m = compact(W, ids, alive, m, S.sums)
     while left >= stop:
@@ -72,7 +72,7 @@ def mdav_labels_tree(Z, k, tail, pair=False, tally=None):
     head = 0
     built = n
     left = n
-    g = 0
+    g = np.int64(0)
     stop = 3 * k if tail == TAIL_3K else 2 * k
     while left >= stop:
         if tally is not None:

@@ -103,13 +103,13 @@ def prim_mst(Z, start):
     adds them, each record's parent in the tree (-1 for ``start``) and the
     squared length of that edge.
     """
-    return _grow(Z, start, PRIM)
+    return _grow(Z, start, np.int64(PRIM))
 
 
 @njit(cache=True)
 def npn_order(Z, start):
     """Nearest point next from record ``start``: each next record is the unvisited one nearest the last."""
-    return _grow(Z, start, NPN)[0]
+    return _grow(Z, start, np.int64(NPN))[0]
 
 
 @njit(cache=True)

@@ -192,7 +192,7 @@ def rmd_labels(Y: np.ndarray, md: np.ndarray, k: int) -> np.ndarray:
     dist = np.empty(n)
     rounds = n // k - 1
     for g in range(rounds):
-        s = -1
+        s = np.int64(-1)
         for i in range(n):
             if labels[i] < 0 and (s < 0 or md[i] > md[s]):
                 s = i

@@ -60,7 +60,7 @@ def two_reference_labels(Z, k, g1, g2):
     distances_from(W, alive, m, g2, S)
     d2[:] = S.dist
     left = n
-    g = 0
+    g = np.int64(0)
     while left >= k:
         r = argmax_alive(d1 if g % 2 == 0 else d2, alive, m)
         left -= group_around(W, ids, alive, m, r, k, labels, g, S)

@@ -62,7 +62,7 @@ def _roots(parent):
     """Final group label (0, 1, ... in order of the surviving slots) of every initial slot."""
     m = parent.size
     label_of_root = np.full(m, -1, dtype=np.int64)
-    g = 0
+    g = np.int64(0)
     for i in range(m):
         if parent[i] == i:
             label_of_root[i] = g
