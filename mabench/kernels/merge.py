@@ -8,8 +8,8 @@ exact cover of the records by an integer program, polish.
   x ∈ {0, 1}, by ``scipy.optimize.milp`` (HiGHS branch and cut; its MIP solver runs on one thread).
   Every pooled group has k..2k−1 records, so every cover is a valid partition.
 * :func:`search` — rounds of: diversified perturbation chains from the incumbent (each restart's
-  local optimum goes into the pool, accepted or not), the integer program over the pool, ICSM and an
-  LNS pass on the result; the incumbent is replaced only when the SSE falls.
+  local optimum goes into the pool, accepted or not), the integer program over the pool, ICSM and LNS
+  on the regions of the records the program moved; the incumbent is replaced only when the SSE falls.
 
 Deterministic for a seed when the chains stop by restart counts and HiGHS proves optimality within
 its time limit; with time budgets the stopping points (and so the pool) depend on the machine.
@@ -17,6 +17,7 @@ its time limit; with time budgets the stopping points (and so the pool) depend o
 
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
@@ -133,6 +134,13 @@ def solve(members: list[np.ndarray], costs: np.ndarray, n: int, time_limit: floa
     return out
 
 
+def _moved_records(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """Records whose group (as a set of records) differs between two partitions."""
+    keys = {ids.astype(np.int32).tobytes() for ids in group_costs(np.zeros((old.size, 1)), old)[0]}
+    out = [ids for ids in group_costs(np.zeros((new.size, 1)), new)[0] if ids.astype(np.int32).tobytes() not in keys]
+    return np.sort(np.concatenate(out)) if out else np.empty(0, dtype=np.int64)
+
+
 def lns_region(k: int) -> int:
     """The region size of the LNS polish and of the LNS chains: the `lns` method's, except 12 (not
     16) at k = 4 — a 16-record region costs ~0.8 s (docs/algorithms/lns.md), too slow for many restarts."""
@@ -230,11 +238,17 @@ def search(st, rng: np.random.Generator, budget: float = 0.0, rounds: int = 1, c
             else:
                 st.set(incumbent)
         S.icsm(st)
-        S.lns_descent(st, rng, rmax, scratch, None, deadline, max_passes=1)
+        moved = _moved_records(incumbent, st.labels)
+        if moved.size:  # LNS on the regions of the records whose group changed (a full pass costs minutes at k = 5)
+            S.lns_descent(st, rng, rmax, scratch, None, deadline, seeds=moved)
         if st.sse > incumbent_sse:  # polish never raises SSE, but guard the invariant anyway
             st.set(incumbent)
         if trace is not None and st.sse < incumbent_sse - K.EPS:
             trace.add(st.sse)
         pool.protect_only(st.labels)
         info["rounds"] += 1
+        sys.stderr.write(f"mabench: merge: round {info['rounds']}: pool {len(members)} groups, IP {sol['status']!r} "
+                         f"(objective {sol['objective']:.6g}), SSE {incumbent_sse:.6g} -> {st.sse:.6g}, "
+                         f"{time.perf_counter() - start:.0f} s so far\n")
+        sys.stderr.flush()
     return info
