@@ -25,6 +25,7 @@ import numpy as np
 from mabench import kernels as K
 
 POOL_CAP = 60000  # groups kept; beyond it the oldest unprotected ones are dropped
+DIVERSIFY = 40  # chain c > 0 starts after max(perturb·c, c·n/DIVERSIFY) record exchanges
 
 
 def group_costs(Z: np.ndarray, labels: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
@@ -161,7 +162,8 @@ def search(st, rng: np.random.Generator, budget: float = 0.0, rounds: int = 1, c
     chains an equal share of (1 − ``ip_share``) of the round's time and the integer program up to
     ``ip_share`` of it (a round lasts max(60 s, budget/4)); with ``budget`` = 0, ``rounds`` rounds of
     ``chains`` chains × ``restarts`` restarts each, and the integer program runs to optimality.
-    Chain c of a round starts from the incumbent (c = 0) or from it after ``perturb``·c record exchanges
+    Chain c of a round starts from the incumbent (c = 0) or from it after max(``perturb``·c, c·n/40) record
+    exchanges
     (diversification), then runs perturbation restarts (:func:`mabench.kernels.search.iterate`) improved
     by ICSM's inner loop (even c) or LNS on the touched regions (odd c); every restart's local optimum
     is pooled, accepted or not. Returns counts for the run record."""
@@ -194,7 +196,7 @@ def search(st, rng: np.random.Generator, budget: float = 0.0, rounds: int = 1, c
             crng = np.random.default_rng([int(rng.integers(2**62)), r, c])
             st.set(incumbent)
             if c > 0:
-                m = min(n, perturb * c)
+                m = min(n, max(perturb * c, c * n // DIVERSIFY))
                 picks = crng.choice(n, size=m, replace=False).astype(np.int64)
                 touched = K.perturb(Z, st.labels, st.sizes, st.means, st.members, st.pos, m, neighbours, picks,
                                     crng.random(m))

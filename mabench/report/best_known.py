@@ -230,7 +230,7 @@ def _improve_merge(dataset, k, budget, seed, restarts, perturb, neighbours, diss
                         neighbours=neighbours, dissolve=dissolve, trace=tr)
     search.icsm(st)
     params = (f"perturb={perturb};neighbours={neighbours};dissolve={dissolve};restarts={info['restarts']};"
-              f"rounds={info['rounds']};chains=4;pool={info['pool']};ip_better={info['ip_better']};"
+              f"rounds={info['rounds']};chains=4;diversify=n/{merge.DIVERSIFY};pool={info['pool']};ip_better={info['ip_better']};"
               f"ip_optimal={info['ip_optimal']};region={merge.lns_region(k)}"
               f";command=mabench best-known improve {dataset} -k {k} --method merge --seed {seed} "
               f"--budget {budget:g} --restarts {restarts} --dissolve {dissolve}")
