@@ -100,7 +100,8 @@ def solve(members: list[np.ndarray], costs: np.ndarray, n: int, time_limit: floa
     """The minimum-cost exact cover of records 0..n−1 by the given groups (scipy.optimize.milp, HiGHS).
 
     Returns {"labels": group label per record or None (no cover found), "objective", "status",
-    "optimal"}; ``labels`` numbers the chosen groups in column order."""
+    "optimal"}; ``labels`` numbers the chosen groups in column order. The relative MIP gap is 0: HiGHS's
+    default (1e-4) would call a cover optimal while missing the 0.01 % gains this search is after."""
     import scipy.sparse as sp
     from scipy.optimize import Bounds, LinearConstraint, milp
 
@@ -116,7 +117,7 @@ def solve(members: list[np.ndarray], costs: np.ndarray, n: int, time_limit: floa
         return out
     res = milp(np.asarray(costs, dtype=np.float64), constraints=LinearConstraint(A, 1.0, 1.0),
                integrality=np.ones(m), bounds=Bounds(0.0, 1.0),
-               options={"time_limit": max(1e-3, float(time_limit)), "disp": False})
+               options={"time_limit": max(1e-3, float(time_limit)), "disp": False, "mip_rel_gap": 0.0})
     out["status"] = res.message
     out["optimal"] = res.status == 0
     if res.x is None:
