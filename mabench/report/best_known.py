@@ -182,6 +182,9 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     il_start = tr.il(st.sse)
     search.icsm(st)
     rng = np.random.default_rng([seed, k, _order(dataset)])
+    if method == "merge":
+        return _improve_merge(dataset, k, budget, seed, restarts, perturb, neighbours, dissolve, root, Z, st, tr,
+                              il_start, rng)
     deadline = time.perf_counter() + budget if budget > 0 else None
     if method == "lns":
         from mabench.kernels import lns
@@ -215,6 +218,27 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     return {"dataset": dataset, "k": k, "il_start": il_start, "il": il,
             "previous": None if np.isnan(prev) else prev,  # a new entry has none (JSON has no NaN)
             "replaced": replaced, "restarts": done}
+
+
+def _improve_merge(dataset, k, budget, seed, restarts, perturb, neighbours, dissolve, root, Z, st, tr, il_start, rng):
+    """``improve --method merge``: set-partitioning recombination (:func:`mabench.kernels.merge.search`).
+    With ``budget`` the rounds fill it; with ``--restarts R`` only, one round of 4 chains × R restarts
+    and an integer program run to optimality."""
+    from mabench.kernels import merge, search
+
+    info = merge.search(st, rng, budget=budget, rounds=1, chains=4, restarts=restarts, perturb=perturb,
+                        neighbours=neighbours, dissolve=dissolve, trace=tr)
+    search.icsm(st)
+    params = (f"perturb={perturb};neighbours={neighbours};dissolve={dissolve};restarts={info['restarts']};"
+              f"rounds={info['rounds']};chains=4;diversify=n/{merge.DIVERSIFY};pool={info['pool']};ip_better={info['ip_better']};"
+              f"ip_optimal={info['ip_optimal']};region={merge.lns_region(k)}"
+              f";command=mabench best-known improve {dataset} -k {k} --method merge --seed {seed} "
+              f"--budget {budget:g} --restarts {restarts} --dissolve {dissolve}")
+    replaced, il, prev = record(dataset, k, st.labels, "merge", params, seed,
+                                f"{budget:g}s" if budget > 0 else f"{restarts} restarts", root, Z)
+    return {"dataset": dataset, "k": k, "il_start": il_start, "il": il,
+            "previous": None if np.isnan(prev) else prev, "replaced": replaced, "restarts": info["restarts"],
+            "rounds": info["rounds"], "pool": info["pool"], "ip_better": info["ip_better"]}
 
 
 MAX_BUDGET = 1e7  # seconds (~116 days): anything larger is a typo, and inf would never end

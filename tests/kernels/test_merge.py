@@ -1,0 +1,129 @@
+"""merge: the set-partitioning IP over a pool against brute force; the search never raises SSE, returns a
+valid partition and is the same for the same seed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mabench import kernels as K
+from mabench.kernels import merge as M
+from mabench.kernels import search as S
+
+
+def _random_partition(rng, n, k):
+    """Labels of a random partition of n records into groups of k..2k−1 (n ≥ k)."""
+    order = rng.permutation(n)
+    sizes = []
+    left = n
+    while left:
+        if left <= 2 * k - 1 and (left < 2 * k or rng.random() < 0.5):
+            sizes.append(left)
+            break
+        s = int(rng.integers(k, min(2 * k - 1, left - k) + 1))
+        sizes.append(s)
+        left -= s
+    labels = np.empty(n, dtype=np.int64)
+    at = 0
+    for g, s in enumerate(sizes):
+        labels[order[at:at + s]] = g
+        at += s
+    return labels
+
+
+def _best_cover(members, costs, n):
+    """Plain-Python brute force: the cheapest exact cover of 0..n−1 by the given groups (inf if none)."""
+    by_record = {i: [j for j, g in enumerate(members) if i in set(g.tolist())] for i in range(n)}
+
+    def rec(covered: frozenset) -> float:
+        if len(covered) == n:
+            return 0.0
+        first = min(set(range(n)) - covered)
+        best = float("inf")
+        for j in by_record[first]:
+            g = set(members[j].tolist())
+            if g & covered:
+                continue
+            best = min(best, costs[j] + rec(covered | g))
+        return best
+
+    return rec(frozenset())
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(4, 12), k=st.integers(2, 3), parts=st.integers(1, 6), seed=st.integers(0, 10**6))
+def test_ip_over_a_pool_equals_brute_force(n, k, parts, seed):
+    rng = np.random.default_rng(seed)
+    if n < k:
+        return
+    Z = rng.normal(size=(n, 2))
+    pool = M.Pool(Z, k, 2 * k - 1)
+    for p in range(parts):
+        pool.add(_random_partition(rng, n, k), protect=p == 0)
+    members, costs = pool.columns()
+    want = _best_cover(members, costs, n)
+    got = M.solve(members, costs, n, time_limit=30)
+    assert got["optimal"]
+    assert got["objective"] == pytest.approx(want, abs=1e-9)
+    labels = got["labels"]
+    sizes = np.bincount(labels)
+    assert sizes.min() >= k and sizes.max() <= 2 * k - 1
+    real = sum(((Z[labels == g] - Z[labels == g].mean(axis=0)) ** 2).sum() for g in range(sizes.size))
+    assert real == pytest.approx(want, abs=1e-9)
+
+
+def test_pool_costs_and_dedupe():
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(10, 3))
+    labels = _random_partition(rng, 10, 3)
+    pool = M.Pool(Z, 3, 5)
+    assert pool.add(labels) == labels.max() + 1
+    assert pool.add(labels) == 0  # the same groups again: nothing new
+    members, costs = pool.columns()
+    assert sum(costs) == pytest.approx(K.sse(Z, labels, int(labels.max()) + 1), abs=1e-12)
+    assert sorted(np.concatenate(members).tolist()) == list(range(10))
+
+
+def test_pool_cap_keeps_the_protected_groups():
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(30, 2))
+    pool = M.Pool(Z, 3, 5, cap=12)
+    keep = _random_partition(rng, 30, 3)
+    pool.add(keep, protect=True)
+    for _ in range(10):
+        pool.add(_random_partition(rng, 30, 3))
+    assert len(pool) <= max(12, keep.max() + 1)
+    got = M.solve(*pool.columns(), 30, time_limit=30)
+    assert got["labels"] is not None  # the protected partition keeps the IP feasible
+    assert got["objective"] <= K.sse(Z, keep, int(keep.max()) + 1) + 1e-9
+
+
+def test_solve_without_a_cover_returns_none():
+    Z = np.arange(12, dtype=float).reshape(6, 2)
+    members = [np.array([0, 1, 2]), np.array([2, 3, 4])]  # record 5 in no group
+    assert M.solve(members, np.array([1.0, 1.0]), 6, time_limit=5)["labels"] is None
+    members = [np.array([0, 1, 2]), np.array([2, 3, 4]), np.array([1, 4, 5])]  # covers all, no exact cover
+    assert M.solve(members, np.array([1.0, 1.0, 1.0]), 6, time_limit=5)["labels"] is None
+
+
+def _run(Z, k, seed):
+    state = S.State(Z, K.mdav_labels(Z, k, K.TAIL_2K), k, 2 * k - 1)
+    start = state.sse
+    info = M.search(state, np.random.default_rng(seed), budget=0, rounds=1, chains=2, restarts=3)
+    return state, start, info
+
+
+def test_search_never_worse_valid_and_deterministic():
+    rng = np.random.default_rng(7)
+    Z = rng.normal(size=(60, 3))
+    for k in (2, 3):
+        state, start, info = _run(Z, k, seed=5)
+        assert state.sse <= start + 1e-12
+        sizes = np.bincount(state.labels)
+        assert sizes.sum() == 60 and sizes.min() >= k and sizes.max() <= 2 * k - 1
+        assert state.sse == pytest.approx(K.sse(Z, state.labels, sizes.size), abs=1e-9)
+        assert info["ip_optimal"] == info["rounds"] == 1
+        again, _, info2 = _run(Z, k, seed=5)
+        assert np.array_equal(again.labels, state.labels) and info2 == info
