@@ -820,5 +820,24 @@ def _main(argv) -> int:
     return 0
 
 
+def run() -> None:
+    """The ``mabench`` program (console script and ``python -m mabench.cli``): :func:`main`, then exit.
+
+    An interrupted command leaves at once with status 130: a KeyboardInterrupt that passed through C
+    code calling back into Python (``PyRun_*``) marks the interpreter, and a normal exit would then
+    turn our handled interrupt into death by SIGINT (status −2 to the caller) after the message."""
+    status = main()
+    if status == 130:
+        import os
+
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(130)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -206,6 +206,33 @@ def test_interrupted_run_exits_130_without_traceback_or_file(tmp_path, sig, stat
     assert listing(tmp_path) == []
 
 
+# Python marks the interpreter when a KeyboardInterrupt leaves code run through PyRun_String (as
+# from C code calling back into Python), and under `python -m` a clean exit then becomes death by
+# SIGINT (-2). An interrupt that lands there must still end with 130.
+INTERRUPT_THROUGH_C = """
+import ctypes
+from mabench import discovery
+def _interrupted(*args, **kwargs):
+    run = ctypes.pythonapi.PyRun_String
+    run.restype = ctypes.py_object
+    run.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.py_object, ctypes.py_object]
+    run(b"raise KeyboardInterrupt", 257, {}, {})
+discovery.algorithm = _interrupted
+"""
+
+
+def test_an_interrupt_through_c_code_still_exits_130(tmp_path):
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(INTERRUPT_THROUGH_C)
+    (tmp_path / "good.csv").write_text(GOOD)
+    env = {**os.environ, "MABENCH_HOME": str(ROOT), "PYTHONPATH": str(tmp_path / "site")}
+    proc = subprocess.run([sys.executable, "-m", "mabench.cli", "run", "mdav", "good.csv", "-k", "2", "--out", "p.csv"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
+    assert proc.stderr == "mabench: interrupted; nothing was written\n" and proc.stdout == ""
+    assert not (tmp_path / "p.csv").exists()
+
+
 def test_interrupt_during_the_commit_restores_everything(work, capsys, monkeypatch):
     (work / "p.csv").write_text("old")
     real = os.replace
