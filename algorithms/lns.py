@@ -33,8 +33,8 @@ def _start(Z, k, params, rng):
 
 
 def run(Z, k, params, rng):
-    top = L.RMAX if 2 * k <= L.RMAX else L.PAIR_RMAX  # large k: two-group regions split by enumeration
-    rmax = int(params["region"]) or (min(L.RMAX, 4 * k if k <= 4 else 3 * k) if top == L.RMAX else top)
+    top = L.region_limit(k)  # large k: two-group regions split by enumeration
+    rmax = int(params["region"]) or L.default_region(k)
     if not 2 * k <= rmax <= top:
         raise UserError(f"lns region={rmax} must lie in [2k, {top}] = [{2 * k}, {top}] for k={k}")
     kmax = 2 * k - 1

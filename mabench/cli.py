@@ -268,14 +268,23 @@ def cmd_evaluate(args) -> None:
     _PENDING.append(line)
 
 
+_PLAN_SHAPE = ("--plan must be a JSON object with a list `runs` (written by the workflow, "
+               "workflow/rules/run.smk); to run cells yourself use `mabench run ALGO DATA -k 3,4,5`")
+
+
 def _plan_json(text: str) -> dict:
     try:
-        plan = json.loads(text)
+        return _checked_plan(json.loads(text))
+    except json.JSONDecodeError:
+        raise UserError(_PLAN_SHAPE) from None
+
+
+def _checked_plan(plan) -> dict:
+    try:
         if not isinstance(plan["runs"], list):
             raise TypeError
-    except (json.JSONDecodeError, KeyError, TypeError):
-        raise UserError("--plan must be a JSON object with a list `runs` (written by the workflow, "
-                        "workflow/rules/run.smk); to run cells yourself use `mabench run ALGO DATA -k 3,4,5`") from None
+    except (KeyError, TypeError):
+        raise UserError(_PLAN_SHAPE) from None
     return plan
 
 
@@ -293,7 +302,7 @@ def _job_plan(path: str, job: str) -> dict:
     if not isinstance(jobs, dict) or job not in jobs:
         raise UserError(f"--job {job!r} is not a job of {path}; give one of its `jobs` (the workflow's compile "
                         "step rewrites the file when the configuration changes)")
-    return _plan_json(json.dumps(jobs[job]))
+    return _checked_plan(jobs[job])
 
 
 def cmd_batch(args) -> None:
@@ -356,9 +365,10 @@ def cmd_compile(args) -> None:
 
     built = plan.build(plan.load_config(args.config))
     start = time.process_time()
+    plans = built.job_plans()
     if args.plans_out:  # first: the batches need it even when a kernel fails to compile
-        io.write_text(args.plans_out, json.dumps(built.job_plans(), separators=(",", ":")) + "\n")
-    warmed = batch.compile_plan({"runs": [run for job in built.jobs for run in built.job_plan(job)["runs"]]})
+        io.write_text(args.plans_out, json.dumps(plans, separators=(",", ":")) + "\n")
+    warmed = batch.compile_plan({"runs": [run for job in plans["jobs"].values() for run in job["runs"]]})
     line = _json({"compiled": warmed, "cpu_seconds": round(time.process_time() - start, 3)})
     if args.json_out:
         io.write_text(args.json_out, line)

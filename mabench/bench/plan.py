@@ -6,8 +6,9 @@ only read it. Building it checks everything the schema cannot: plugin names and 
 names, cross references between ids, draws of fixed data, and k against each data set's size.
 
 A cell is (data set id, algorithm id, seed, k). Cells run in batch jobs
-(``mabench batch --plans results/plans.json --job NAME``): a data set's algorithm ids are taken in groups of at most ``algorithms_per_job``; a group with at
-least ``records_per_job`` records × cells is one job (``{dataset_id}/part{N}``), and smaller groups
+(``mabench batch --plans results/plans.json --job NAME``): a data set's algorithm ids are taken in
+groups of at most ``algorithms_per_job``; a group with at least ``records_per_job`` records × cells
+is one job (``{dataset_id}/part{N}``), and smaller groups
 are packed together, in configuration order, into jobs of up to that much work (``packed/part{N}``),
 so that a process's start-up (imports, loading compiled kernels: about a second) stays a small
 share of what it runs. Each cell keeps its own files

@@ -142,6 +142,19 @@ def pick_region(Z, labels, sizes, means, members, seed_group, rmax, order_g, ord
 PAIR_RMAX = 22  # two-group regions for large k: C(21, 10) ≈ 3.5·10^5 splits at most
 
 
+def region_limit(k: int) -> int:
+    """The largest region the exact sub-solver takes at this k: the DP's RMAX while a region holds at
+    least two groups of k, else the two-group enumeration's PAIR_RMAX."""
+    return RMAX if 2 * k <= RMAX else PAIR_RMAX
+
+
+def default_region(k: int) -> int:
+    """The default region size: four groups' worth at k ≤ 4, three above, capped by the DP; the pair
+    limit at large k."""
+    top = region_limit(k)
+    return min(RMAX, 4 * k if k <= 4 else 3 * k) if top == RMAX else top
+
+
 @njit(cache=True)
 def pair_optimum(Zr, k, kmax, idx, out):
     """Optimal partition of R < 3k records (one or two groups of k..kmax records) by enumerating every

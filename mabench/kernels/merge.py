@@ -28,6 +28,19 @@ POOL_CAP = 60000  # groups kept; beyond it the oldest unprotected ones are dropp
 DIVERSIFY = 40  # chain c > 0 starts after max(perturb·c, c·n/DIVERSIFY) record exchanges
 
 
+def group_members(labels: np.ndarray) -> list[np.ndarray]:
+    """Per group of ``labels`` (consecutive ids 0..G−1): its record ids, ascending."""
+    labels = np.asarray(labels, dtype=np.int64)
+    order = np.argsort(labels, kind="stable")  # records ascending within each group
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(labels))))
+    return [order[bounds[g]:bounds[g + 1]] for g in range(bounds.size - 1)]
+
+
+def group_key(ids: np.ndarray) -> bytes:
+    """A group's identity: its sorted record ids as bytes."""
+    return ids.astype(np.int32).tobytes()
+
+
 def group_costs(Z: np.ndarray, labels: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     """Per group of ``labels`` (consecutive ids 0..G−1): its sorted record ids and its SSE
     (Σ‖x − centroid‖², centroid recomputed from the records)."""
@@ -39,9 +52,7 @@ def group_costs(Z: np.ndarray, labels: np.ndarray) -> tuple[list[np.ndarray], np
         means[:, j] = np.bincount(labels, weights=Z[:, j], minlength=G) / counts
     dev = ((Z - means[labels]) ** 2).sum(axis=1)
     sse = np.bincount(labels, weights=dev, minlength=G)
-    order = np.argsort(labels, kind="stable")  # records ascending within each group
-    bounds = np.concatenate(([0], np.cumsum(np.bincount(labels, minlength=G))))
-    return [order[bounds[g]:bounds[g + 1]] for g in range(G)], sse
+    return group_members(labels), sse
 
 
 class Pool:
@@ -63,7 +74,7 @@ class Pool:
         for ids, cost in zip(members, sse):
             if not self.k <= ids.size <= self.kmax:
                 continue
-            key = ids.astype(np.int32).tobytes()
+            key = group_key(ids)
             if key not in self.groups:
                 self.groups[key] = (ids, float(cost))
                 new += 1
@@ -138,8 +149,8 @@ def solve(members: list[np.ndarray], costs: np.ndarray, n: int, time_limit: floa
 
 def _moved_records(old: np.ndarray, new: np.ndarray) -> np.ndarray:
     """Records whose group (as a set of records) differs between two partitions."""
-    keys = {ids.astype(np.int32).tobytes() for ids in group_costs(np.zeros((old.size, 1)), old)[0]}
-    out = [ids for ids in group_costs(np.zeros((new.size, 1)), new)[0] if ids.astype(np.int32).tobytes() not in keys]
+    keys = {group_key(ids) for ids in group_members(old)}
+    out = [ids for ids in group_members(new) if group_key(ids) not in keys]
     return np.sort(np.concatenate(out)) if out else np.empty(0, dtype=np.int64)
 
 
@@ -148,9 +159,7 @@ def lns_region(k: int) -> int:
     16) at k = 4 — a 16-record region costs ~0.8 s (docs/algorithms/lns.md), too slow for many restarts."""
     from mabench.kernels import lns
 
-    if 2 * k > lns.RMAX:
-        return lns.PAIR_RMAX
-    return 12 if k == 4 else min(lns.RMAX, 4 * k if k <= 4 else 3 * k)
+    return 12 if k == 4 else lns.default_region(k)
 
 
 def search(st, rng: np.random.Generator, budget: float = 0.0, rounds: int = 1, chains: int = 4,
@@ -164,8 +173,7 @@ def search(st, rng: np.random.Generator, budget: float = 0.0, rounds: int = 1, c
     ``ip_share`` of it (a round lasts max(60 s, budget/4)); with ``budget`` = 0, ``rounds`` rounds of
     ``chains`` chains × ``restarts`` restarts each, and the integer program runs to optimality.
     Chain c of a round starts from the incumbent (c = 0) or from it after max(``perturb``·c, c·n/40) record
-    exchanges
-    (diversification), then runs perturbation restarts (:func:`mabench.kernels.search.iterate`) improved
+    exchanges (diversification), then runs perturbation restarts (:func:`mabench.kernels.search.iterate`) improved
     by ICSM's inner loop (even c) or LNS on the touched regions (odd c); every restart's local optimum
     is pooled, accepted or not. Returns counts for the run record."""
     from mabench.kernels import lns

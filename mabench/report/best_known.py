@@ -189,7 +189,7 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     if method == "lns":
         from mabench.kernels import lns
 
-        rmax = min(lns.RMAX, 4 * k if k <= 4 else 3 * k) if 2 * k <= lns.RMAX else lns.PAIR_RMAX
+        rmax = lns.default_region(k)
         scratch = lns.scratch(Z.shape[1], min(rmax, lns.RMAX))
         search.lns_descent(st, rng, rmax, scratch, tr, deadline)
 
