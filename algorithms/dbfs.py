@@ -56,7 +56,7 @@ def dbfs_labels(Z, k, pairs):
             for i in range(m):
                 slot_of[ids[i]] = i
     if left > 0 and g == 0:  # fewer than 2k records in all: one group
-        K.label_rest(alive, ids, m, labels, 0)
+        K.label_rest(alive, ids, m, labels, np.int64(0))
     elif left > 0:
         K.assign_leftovers(Z, labels, g)
     return labels

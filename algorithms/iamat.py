@@ -64,7 +64,7 @@ def iamat_labels(Z, k, recompute_mu):
     seeds = K.farthest_first(W, free, m, c, S) if not recompute_mu else np.empty(0, dtype=np.int64)
     left_n = n
     g = np.int64(0)
-    nxt = 0
+    nxt = np.int64(0)
     while left_n >= k:
         if 4 * left_n < 3 * built:  # rebuild on the remaining records: the boxes shrink with them
             T = K.kd_remaining(Z, labels, K.UNASSIGNED, pos)

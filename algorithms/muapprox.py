@@ -85,7 +85,7 @@ def forest(Z, k):
             src[i] = u
         joined = -1
         while cnt < k:
-            v = -1
+            v = np.int64(-1)
             best = np.inf
             for i in range(n):
                 if not in_t[i] and key[i] < best:

@@ -99,7 +99,7 @@ def learn(Z, members, grp, pos, ptr, partner, M, strict, max_cycles):
         K.member_sums(Z, members, sums)  # fresh sums each cycle: no drift
         for i in range(n):
             for t in range(ptr[i], ptr[i + 1]):
-                j = partner[t]
+                j = np.int64(partner[t])  # the pair list is int32; kernels take int64
                 if j < 0:
                     continue
                 gi = grp[i]

@@ -105,14 +105,14 @@ def ps_labels(X, k, greedy):
     g = np.int64(0)
     while left >= 3 * k:
         m = K.centroid(W, ids, alive, m, left, S.sums, S.centroid)  # keeps the buffer compact
-        f = _extreme(sf, ids, alive, m, True)
+        f = _extreme(sf, ids, alive, m, np.bool_(True))
         left -= _fill(W, ids, alive, m, f, k, greedy, labels, g, S, gsum, c)
         g += 1
-        last = _extreme(sf, ids, alive, m, False)
+        last = _extreme(sf, ids, alive, m, np.bool_(False))
         left -= _fill(W, ids, alive, m, last, k, greedy, labels, g, S, gsum, c)
         g += 1
     if left >= 2 * k:
-        f = _extreme(sf, ids, alive, m, True)
+        f = _extreme(sf, ids, alive, m, np.bool_(True))
         left -= _fill(W, ids, alive, m, f, k, greedy, labels, g, S, gsum, c)
         g += 1
     if left > 0:

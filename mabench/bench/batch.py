@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 
 import numba
@@ -68,11 +68,12 @@ def run_plan(plan: dict, cache_dir: str | None = None) -> tuple[int, int]:
     [[seed, file], ...], "k": [...], "metrics": [...], "cells_dir"}, ...]}``; a run's own
     ``metrics`` (its data set's) replace the plan's."""
     cells = computed = 0
+    load = shared_loader(8)  # runs on the same data are consecutive in a plan
     for run in plan["runs"]:
         draws = [(int(seed), str(path)) for seed, path in run["draws"]]
         computed += run_batch(run["algorithm"], dict(run.get("params") or {}), draws, [int(k) for k in run["k"]],
                               run.get("metrics", plan.get("metrics")), run["cells_dir"], cache_dir,
-                              plan.get("options") or {}, batch=plan.get("batch"))
+                              plan.get("options") or {}, batch=plan.get("batch"), load=load)
         cells += len(draws) * len(run["k"])
     return cells, computed
 
@@ -81,10 +82,9 @@ def compile_plan(plan: dict) -> int:
     """Compile the kernels of every run of a plan (each distinct algorithm, parameters and data shape
     once), without running a cell; returns how many distinct runs were warmed up."""
     from mabench.bench.runner import compile_kernels
-    from mabench.data import load
 
     warmed: set = set()
-    cached_load = cache(load)  # many runs read the same data file
+    cached_load = shared_loader(None)  # many runs read the same data file
     for run in plan["runs"]:
         seed, path = run["draws"][0]
         before = len(warmed)
@@ -95,13 +95,30 @@ def compile_plan(plan: dict) -> int:
     return len(warmed)
 
 
+def shared_loader(size: int | None):
+    """``data.load`` for the runs of one process: a data file is read once while it is among the
+    ``size`` most recently used (None: every one is kept); each caller gets its own copy of the values,
+    so a run never sees another run's changes."""
+    from dataclasses import replace
+
+    from mabench.data import load
+
+    cached = lru_cache(maxsize=size)(load)
+
+    def shared(spec, seed=None, aside=()):
+        ds = cached(spec, seed, aside=tuple(aside))
+        return replace(ds, values=ds.values.copy())
+
+    return shared
+
+
 def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: list[int], metrics,
               cells_dir: str, cache_dir: str | None = None, options: dict | None = None,
-              batch: str | None = None) -> int:
+              batch: str | None = None, load=None) -> int:
     """Run (or take from the cache) every cell; write ``cells_dir/seed{S}/k{K}.{json,csv}``.
 
-    Returns the number of cells computed (the rest came from the cache).
-    """
+    Returns the number of cells computed (the rest came from the cache). ``load``: the data loader
+    (default ``data.load``)."""
     algo = discovery.algorithm(algorithm)
     resolved = algo.resolve(params)
     cache_root = Path(cache_dir) if cache_dir else None
@@ -124,7 +141,7 @@ def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: li
             _log(f"[{done}/{total}] {algorithm} seed={seed} k={k}: from cache (il={record.get('il')})")
         if not todo:
             continue
-        for result in _with_cell_context(run_cells(algorithm, path, todo, seed, params, metrics, options),
+        for result in _with_cell_context(run_cells(algorithm, path, todo, seed, params, metrics, options, load=load),
                                          f"{algorithm} on {path} seed={seed}", todo):
             k = result.record["k"]
             labels_csv = io.partition_csv(result.labels)

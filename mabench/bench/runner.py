@@ -214,10 +214,11 @@ def parse_ks(text: str) -> list[int]:
 
 def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, params: dict | None = None,
               metrics=("il",), metric_options: dict | None = None,
-              progress: Progress | None = None) -> Iterator[CellResult]:
+              progress: Progress | None = None, load=None) -> Iterator[CellResult]:
     """Every k of one (algorithm, data set draw) in one process; cells are yielded as they finish.
 
-    ``progress`` (mabench.bench.progress) reports the phases on stderr; default silent."""
+    ``progress`` (mabench.bench.progress) reports the phases on stderr; default silent. ``load``: the
+    data loader (default ``data.load``; a batch shares one between its runs)."""
     progress = progress or NULL
     algo = discovery.algorithm(algorithm)
     resolved = algo.resolve(params or {})
@@ -228,7 +229,7 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
     _, agg = split_aggregation(resolved)
     strata = [c for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
     progress.start(f"loading {dataset}")
-    ds = data.load(dataset, seed, aside=strata)  # a file's text strata columns are kept aside, not refused
+    ds = (load or data.load)(dataset, seed, aside=tuple(strata))  # a file's text strata columns are kept aside
     progress.end()
     yield from run_dataset(algo, resolved, ds, ks, seed, metrics, metric_options, ds.aside or None, progress)
 

@@ -84,7 +84,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=False, tally=None):
     nxt = 0
     c0 = c_fixed.copy()
     Q, order, a = shell_order(Z, labels if not fixed_centroid else np.zeros(0, dtype=np.int64), c0)
-    head = 0
+    head = np.int64(0)
     left = n
     g = np.int64(0)
     stop = 2 * k if tail_group else k
@@ -106,7 +106,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=False, tally=None):
             if left < REBUILD * order.size:
                 c0[:] = c
                 Q, order, a = shell_order(Z, labels, c0)
-                head = 0
+                head = np.int64(0)
             r, head = shell_farthest(Q, order, a, head, c0, labels, c)
         pr = pos[r]
         if pr == cached and all_alive(T, near_b[1], counts[1], min(k - 1, left - 1)):

@@ -148,7 +148,7 @@ def _density_labels(Z, k, recompute, L):
             used[i, t] = ni[i, t]
     while left >= k:
         while True:
-            best = -1
+            best = np.int64(-1)
             best_v = np.inf
             for i in range(n):
                 if alive[i] and spread[i] < best_v:

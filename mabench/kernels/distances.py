@@ -38,7 +38,7 @@ def _sqdist_block(W, lo, hi, p, out, alive, best_v, best_i, b):
 @njit(cache=True, parallel=True)
 def _sqdist_par(W, m, p, out, alive, best_v, best_i, nb):
     for b in prange(nb):
-        _sqdist_block(W, b * BLOCK, min(m, (b + 1) * BLOCK), p, out, alive, best_v, best_i, b)
+        _sqdist_block(W, b * BLOCK, min(m, (b + 1) * BLOCK), p, out, alive, best_v, best_i, np.int64(b))
 
 
 @njit(cache=True)

@@ -80,4 +80,4 @@ def sse(Z, labels, n_groups):
 def sst(Z):
     """Total sum of squares: the SSE of the one-group partition, summed by :func:`sse` in the same
     order, so the whole data set as one group gives IL = 100 exactly and no partition exceeds it."""
-    return sse(Z, np.zeros(Z.shape[0], dtype=np.int64), 1)
+    return sse(Z, np.zeros(Z.shape[0], dtype=np.int64), np.int64(1))

@@ -126,9 +126,9 @@ def hm_labels(Z, order, k):
     P1, P2 = prefix_sums(Z, order)
     cost = np.empty(n + 1)
     pred = np.empty(n + 1, dtype=np.int64)
-    total = shortest_path(P1, P2, 0, n, k, cost, pred)
+    total = shortest_path(P1, P2, np.int64(0), n, k, cost, pred)
     labels = np.full(Z.shape[0], UNASSIGNED, dtype=np.int64)
-    path_labels(order, 0, n, pred, labels, 0)
+    path_labels(order, np.int64(0), n, pred, labels, np.int64(0))
     return labels, total
 
 

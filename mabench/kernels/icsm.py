@@ -58,7 +58,7 @@ def simple_heuristic(Z, k, kmax, labels, sizes, means, members, pos, pool_n, kee
     pool_v = np.empty(pool_n)
     pool_a = np.empty(pool_n, dtype=np.int64)
     pool_b = np.empty(pool_n, dtype=np.int64)
-    count = 0
+    count = np.int64(0)
     # ‖x − ḡ_p‖ of every record: an exchange can only gain if ‖x − y‖ < (e_x + e_y) · 3/2
     # (cost ≥ a‖δ‖² − 2‖δ‖(e_x + e_y) with a ≥ 4/3), a cheap exact filter.
     e = np.empty(n)

@@ -108,7 +108,7 @@ def kd_build(Z, ids):
                     lo[v, j] = x
                 if x > hi[v, j]:
                     hi[v, j] = x
-        split = 0
+        split = np.int64(0)
         for j in range(1, d):
             if hi[v, j] - lo[v, j] > hi[v, split] - lo[v, split]:
                 split = j
@@ -207,7 +207,7 @@ def kd_nearest_to_group(T, members, s, KS):
     sp = 0
     if count[0] > 0:
         stack[0] = 0
-        bounds[0] = _box_bound(lo, hi, 0, c, s, spread)
+        bounds[0] = _box_bound(lo, hi, np.int64(0), c, s, spread)
         sp = 1
     while sp > 0:
         sp -= 1
@@ -303,7 +303,7 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
     sp = 0
     if count[0] > 0:
         stack[0] = 0
-        bounds[0] = box_gap(lo, hi, 0, p)
+        bounds[0] = box_gap(lo, hi, np.int64(0), p)
         sp = 1
     while sp > 0:
         sp -= 1

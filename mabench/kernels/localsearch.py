@@ -236,8 +236,8 @@ def move_swap_descent(Z, k, kmax, L, labels, sizes, means, members, pos, start, 
     n = Z.shape[0]
     queue = np.empty(n, dtype=np.int64)
     inq = np.zeros(n, dtype=np.bool_)
-    head = 0
-    tail = 0
+    head = np.int64(0)
+    tail = np.int64(0)
     for i in range(n_start):
         tail = _push(queue, inq, head, tail, n, start[i])
     cand_g = np.empty(L + 1, dtype=np.int64)

@@ -69,7 +69,7 @@ def mdav_labels_tree(Z, k, tail, pair=False, tally=None):
     slots = centroid_of_remaining(Z, ids, labels, slots, n, sums, c)
     c0 = c.copy()
     Q, order, a = shell_order(Z, labels, c0)
-    head = 0
+    head = np.int64(0)
     built = n
     left = n
     g = np.int64(0)
@@ -86,7 +86,7 @@ def mdav_labels_tree(Z, k, tail, pair=False, tally=None):
         if left < REBUILD * len(order):
             c0[:] = c
             Q, order, a = shell_order(Z, labels, c0)
-            head = 0
+            head = np.int64(0)
         rr, head = shell_farthest(Q, order, a, head, c0, labels, c)
         r = pos[rr]
         load_position(T, r, p)

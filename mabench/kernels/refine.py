@@ -131,6 +131,7 @@ def dissolve_reassign(Z, labels, k, cap, reverse, resplit):
     incoming = np.zeros(G, dtype=np.int64)  # members of the visited group sent to each target
     members = np.empty(n, dtype=np.int64)
     target = np.empty(n, dtype=np.int64)
+    tally = np.zeros(2, dtype=np.int64)  # the sub-MDAV's progress count (unused): one mdav_labels signature
     touched = np.empty(n, dtype=np.int64)
     extra = np.empty(n, dtype=np.int64)
     mean = np.empty(d)
@@ -171,12 +172,12 @@ def dissolve_reassign(Z, labels, k, cap, reverse, resplit):
                 n_touched += 1
             incoming[best] += 1
         if ok:
-            before = _group_sse(Z, head, nxt, g, extra, 0, mean)
+            before = _group_sse(Z, head, nxt, g, extra, np.int64(0), mean)
             after = 0.0
             for a in range(n_touched):
                 h = touched[a]
-                before += _group_sse(Z, head, nxt, h, extra, 0, mean)
-                e = 0
+                before += _group_sse(Z, head, nxt, h, extra, np.int64(0), mean)
+                e = np.int64(0)
                 for t in range(m):
                     if target[t] == h:
                         extra[e] = members[t]
@@ -225,7 +226,7 @@ def dissolve_reassign(Z, labels, k, cap, reverse, resplit):
                 sub_z[t, j] = Z[i, j]
             t += 1
             i = nxt[i]
-        sub = mdav_labels(sub_z, k, TAIL_MDAV1)
+        sub = mdav_labels(sub_z, k, np.int64(TAIL_MDAV1), tally)
         n_sub = 0
         for t in range(size):
             if sub[t] + 1 > n_sub:

@@ -142,7 +142,7 @@ def all_alive(T, found, cnt, want):
 
 @njit(cache=True)
 def tree_over_remaining(Z, labels, pos):
-    return kd_remaining(Z, labels, UNASSIGNED, pos)
+    return kd_remaining(Z, labels, np.int64(UNASSIGNED), pos)
 
 
 @njit(cache=True)

@@ -92,7 +92,7 @@ def ward_merge(S0, sizes0, k):
             small += 1
         _row_best(S, sizes, alive, k, i, m, best_v, best_j)
     while small > 0:
-        i = -1
+        i = np.int64(-1)
         bv = np.inf
         for r in range(m):
             if alive[r] and best_v[r] < bv:
@@ -187,7 +187,7 @@ def ward_merge_diagonal(S0, sizes0, k):
     hv = np.empty(cap)
     hi = np.empty(cap, dtype=np.int64)
     hs = np.empty(cap, dtype=np.int64)
-    hsize = 0
+    hsize = np.int64(0)
     todo = np.empty(m + 1, dtype=np.int64)
     small = 0
     for i in range(m):
