@@ -89,7 +89,7 @@ def compile_plan(plan: dict) -> int:
         seed, path = run["draws"][0]
         before = len(warmed)
         n, d = compile_kernels(run["algorithm"], str(path), run["k"], int(seed), dict(run.get("params") or {}), warmed,
-                               cached_load)
+                               cached_load, run.get("metrics", plan.get("metrics")) or (), plan.get("options") or {})
         if len(warmed) > before:
             _log(f"compiled {run['algorithm']} {run.get('params') or ''} for {n} x {d}")
     return len(warmed)

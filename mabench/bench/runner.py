@@ -34,6 +34,7 @@ from mabench.kernels.aggregate import aggregate
 from mabench.plugin import AGGREGATION, format_params, split_aggregation, split_output
 from mabench.errors import UserError
 from mabench.metrics import EvalContext, applicable, evaluate, per_variable_context
+from mabench.metrics import warm as warm_metrics
 from mabench.data.seeds import check_seed, rng_for
 from mabench.data.standardize import zscore, zscore_within
 
@@ -235,7 +236,8 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
 
 
 def compile_kernels(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0,
-                    params: dict | None = None, warmed: set | None = None, load=None) -> tuple[int, int]:
+                    params: dict | None = None, warmed: set | None = None, load=None, metrics=(),
+                    metric_options: dict | None = None) -> tuple[int, int]:
     """Compile (or load from Numba's cache) the kernels that ``run_cells`` with the same arguments
     will use, and stop: the workflow does it once for every run before the batches fan out, so that
     two batches never compile the same kernel at the same time. Returns the data's (n, d).
@@ -254,6 +256,7 @@ def compile_kernels(algorithm: str, dataset: str, ks: Iterable[int], seed: int =
         _warm_up(algo, k, d, own, n)
         if warmed is not None:
             warmed.add(key)
+    warm_metrics(list(metrics), n, d, k, {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})})
     return n, d
 
 
@@ -286,6 +289,7 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
     x_in = algorithm_input(algo, own, ds.values, z)
     progress.start(f"compiling {algo.name}")
     _warm_up(algo, min(ks), d, own, n)
+    warm_metrics(list(metrics), n, d, min(ks), options)
     progress.end()
     for k in ks:
         cell = _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in, layout, progress)

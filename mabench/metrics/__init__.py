@@ -106,6 +106,8 @@ class Metric:
     fn: Callable[[EvalContext], float]
     doc: str
     needs_key_variables: bool = False  # only defined where the data set names key variables
+    # warm(n, d, k, options): compile the metric's Numba kernels for data of that shape (see :func:`warm`)
+    warm: Callable[[int, int, int, dict], None] | None = None
 
 
 REGISTRY: dict[str, Metric] = {}
@@ -128,14 +130,27 @@ OPTIONS: dict[str, str] = {
 }
 
 
-def metric(name: str, doc: str = "", needs_key_variables: bool = False):
+def metric(name: str, doc: str = "", needs_key_variables: bool = False, warm=None):
     def register(fn):
         if name in REGISTRY:
             raise RuntimeError(f"metric {name!r} registered twice")
-        REGISTRY[name] = Metric(name, fn, doc or (fn.__doc__ or "").strip().splitlines()[0], needs_key_variables)
+        REGISTRY[name] = Metric(name, fn, doc or (fn.__doc__ or "").strip().splitlines()[0], needs_key_variables,
+                                warm)
         return fn
 
     return register
+
+
+def warm(names, n: int, d: int, k: int, options: dict) -> None:
+    """Compile the Numba kernels of the named metrics for n records of d columns at group size k (each
+    metric's ``warm``, once per distinct one), so that no cell's metric time includes compiling: the
+    workflow's compile step does it before the batches fan out, and every run before its cells."""
+    done = set()
+    for name in names:
+        fn = REGISTRY[name].warm if name in REGISTRY else None
+        if fn is not None and fn not in done:
+            fn(n, d, k, options)
+            done.add(fn)
 
 
 def applicable(options: dict) -> list[str]:

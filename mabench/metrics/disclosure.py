@@ -24,6 +24,7 @@ from mabench.errors import UserError
 from mabench.partition import canonical_labels
 from mabench.metrics import EvalContext, metric
 from mabench.metrics.common import cached, choice_option, group_centroids, is_number
+from mabench.metrics import linkage
 from mabench.metrics.linkage import (SEARCHES, TIES_INCLUSIVE, TIES_INDEX, group_members, linked_per_group,
                                      subset_linked_counts)
 
@@ -33,6 +34,18 @@ _TIES = {"index": TIES_INDEX, "inclusive": TIES_INCLUSIVE}
 
 def _ties(ctx: EvalContext) -> int:
     return _TIES[choice_option(ctx, "linkage_ties", "index", tuple(_TIES))]
+
+
+def warm_dld(n: int, d: int, k: int, options: dict) -> None:
+    """dld's kernels for n × d at group size k (mabench.metrics.warm); a bad option is left to the metric."""
+    search = options.get("linkage_search", "auto")
+    linkage.warm(n, d, k, search if search in SEARCHES else "auto")
+
+
+def warm_rld(n: int, d: int, k: int, options: dict) -> None:
+    """rld's kernels (its subset counts, and the nearest-two search of its rerun reading)."""
+    search = options.get("linkage_search", "auto")
+    linkage.warm(n, d, k, search if search in SEARCHES else "auto", subsets=True)
 
 
 # --------------------------------------------------------------------------- DLD
@@ -86,7 +99,8 @@ def dld_value(ctx: EvalContext) -> float:
     return cached(ctx, "dld", compute)
 
 
-@metric("dld", doc="DLD, % of masked records whose own original is their nearest or 2nd-nearest (z-scores)")
+@metric("dld", doc="DLD, % of masked records whose own original is their nearest or 2nd-nearest (z-scores)",
+        warm=warm_dld)
 def dld(ctx: EvalContext) -> float:
     return dld_value(ctx)
 
@@ -244,7 +258,8 @@ def rld_value(ctx: EvalContext) -> float:
     return cached(ctx, "rld", compute)
 
 
-@metric("rld", doc="RLD, thesis record linkage over key-variable subsets (z-scores) (%)", needs_key_variables=True)
+@metric("rld", doc="RLD, thesis record linkage over key-variable subsets (z-scores) (%)", needs_key_variables=True,
+        warm=warm_rld)
 def rld(ctx: EvalContext) -> float:
     return rld_value(ctx)
 

@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from mabench.kernels import sse, sst
+from mabench.kernels import group_means, sse, sst
 from mabench.metrics import EvalContext, metric
+
+
+def warm_groups(n: int, d: int, k: int, options: dict) -> None:
+    """The group kernels of il, il_raw and g_il (sse, sst, group_means; mabench.metrics.warm)."""
+    x = np.zeros((2, d))
+    labels = np.zeros(2, dtype=np.int64)
+    sse(x, labels, 1)
+    sst(x)
+    group_means(x, labels, 1)
 
 
 def _sse(x: np.ndarray, ctx: EvalContext) -> float:
@@ -20,7 +29,7 @@ def _sse(x: np.ndarray, ctx: EvalContext) -> float:
     return total
 
 
-@metric("il", doc="information loss, 100·SSE/SST on z-scores (%)")
+@metric("il", doc="information loss, 100·SSE/SST on z-scores (%)", warm=warm_groups)
 def il(ctx: EvalContext) -> float:
     z = ctx.z
     total = sst(z)
@@ -37,7 +46,8 @@ def published_sse(x: np.ndarray, masked: np.ndarray) -> float:
     return float(np.einsum("ij,ij->", diff, diff))
 
 
-@metric("il_raw", doc="information loss, 100·SSE/SST on the original (unstandardized) values (%)")
+@metric("il_raw", doc="information loss, 100·SSE/SST on the original (unstandardized) values (%)",
+        warm=warm_groups)
 def il_raw(ctx: EvalContext) -> float:
     """IL on the raw scale: each column weighs by its variance, so large-valued columns dominate.
 

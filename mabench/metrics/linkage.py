@@ -296,6 +296,43 @@ def subset_linked_counts(Z, C, starts, members, ties, n_chunks=64):
     return per_chunk.sum(axis=0)
 
 
+def warm(n: int, d: int, k: int, search: str = "auto", subsets: bool = False) -> None:
+    """Compile (or load from Numba's cache) the kernels that dld (and, with ``subsets``, rld's subset
+    counts) will run on n records of d columns partitioned at group size k, by running them on a tiny
+    problem, so that a cell's metric time never includes compiling. Groups of k..2k−1 records give
+    n/(2k−1)..n/k group points; every driver that range can select is compiled. rld's key-variable
+    count is read from the data later, so both of its drivers are."""
+    from mabench.kernels import group_means
+
+    rng = np.random.default_rng(0)
+    m = 4
+    Z = np.ascontiguousarray(rng.standard_normal((2 * m, d)))
+    labels = np.repeat(np.arange(m), 2)
+    C, _ = group_means(Z, labels, m)  # the group points, as the metrics compute them
+    starts, members = group_members(labels, m)
+    tree = use_tree(0, n, d, search)
+    if tree:
+        from mabench.kernels.knn_tree import linked_per_group_tree
+
+        linked_per_group_tree(Z, C, starts, members, TIES_INDEX)
+    if not tree or subsets:
+        i1 = np.full(m, -1, dtype=np.int64)
+        i2 = np.full(m, -1, dtype=np.int64)
+        d1 = np.full(m, np.inf)
+        d2 = np.full(m, np.inf)
+        groups = (max(1, n // k), max(1, n // max(1, 2 * k - 1)))
+        for parallel in sorted({g * n * d >= PARALLEL_MIN_WORK for g in groups}):
+            (_nearest_two_parallel if parallel else _nearest_two_serial)(Z, C, i1, d1, i2, d2)
+        _count_linked(Z, C, starts, members, TIES_INDEX, i1, i2, d2)
+    if subsets:
+        S = min(2, d)
+        ZT = transposed(np.ascontiguousarray(Z[:, :S]))  # rld passes its key columns as a contiguous copy
+        per_chunk = np.zeros((m, 1 << S), dtype=np.int64)
+        Ck = np.ascontiguousarray(C[:, :S])
+        for driver in (_subsets_serial, _subsets_parallel):
+            driver(ZT, Ck, starts, members, TIES_INDEX, per_chunk, 1)
+
+
 def group_members(labels: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """CSR layout of a partition: members[starts[q]:starts[q+1]] = records of group q."""
     members = np.argsort(labels, kind="stable").astype(np.int64)

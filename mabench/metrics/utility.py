@@ -26,6 +26,7 @@ import numpy as np
 
 from mabench.metrics import EvalContext, metric
 from mabench.metrics.common import cached
+from mabench.metrics.information_loss import warm_groups
 
 
 def mean_variation_terms(orig: np.ndarray, masked: np.ndarray) -> np.ndarray:
@@ -94,6 +95,6 @@ def g_il_value(ctx: EvalContext) -> float:
     return cached(ctx, "g_il", lambda: 100.0 * sum(_components(ctx)) / 5.0)
 
 
-@metric("g_il", doc="G_IL = 100·(M1+…+M5)/5, original units (thesis Eq. 4.2) (%)")
+@metric("g_il", doc="G_IL = 100·(M1+…+M5)/5, original units (thesis Eq. 4.2) (%)", warm=warm_groups)
 def g_il(ctx: EvalContext) -> float:
     return g_il_value(ctx)

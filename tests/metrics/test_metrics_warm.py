@@ -1,0 +1,65 @@
+"""mabench.metrics.warm compiles every Numba kernel a metric will run, so a cell's metric time never
+includes compiling (nor loading a compiled kernel from Numba's cache).
+
+Each case runs in a fresh interpreter: in this test process another test may already have compiled
+the kernels, which would make the check pass whatever ``warm`` does."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+SCRIPT = r"""
+import json, sys
+import numpy as np
+from numba.core.registry import CPUDispatcher
+from mabench import metrics
+from mabench.kernels import mdav_labels, TAIL_3K
+from mabench.metrics import EvalContext, evaluate
+
+n, d, k, names, options = json.loads(sys.argv[1])
+
+def signatures():
+    out = {}
+    for name, mod in list(sys.modules.items()):
+        if not name.startswith("mabench"):
+            continue
+        for attr, obj in list(vars(mod).items()):
+            if isinstance(obj, CPUDispatcher):
+                out[f"{obj.__module__}.{obj.__name__}"] = len(obj.signatures)
+    return out
+
+rng = np.random.default_rng(1)
+x = np.ascontiguousarray(rng.standard_normal((n, d)) * 3.0 + 10.0)
+z = np.ascontiguousarray((x - x.mean(0)) / x.std(0, ddof=1))
+labels = mdav_labels(z, k, TAIL_3K)  # compiled here, before the snapshot: only the metrics are watched
+columns = [f"v{j}" for j in range(d)]
+metrics.warm(names, n, d, k, options)
+before = signatures()
+ctx = EvalContext(x, z, labels, columns, "warm-test", options)
+values = evaluate(ctx, names)
+after = signatures()
+print(json.dumps({"new": sorted(f for f, c in after.items() if c > before.get(f, 0)), "values": values}))
+"""
+
+
+def _run(n, d, k, names, options=None):
+    out = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps([n, d, k, names, options or {}])],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("n, d, k, names, options", [
+    (300, 5, 3, ["il", "il_raw", "g_il", "dld", "id"], {}),
+    (300, 5, 3, ["rld", "g_dr", "si"], {"key_variables": "all"}),
+    (6000, 3, 3, ["dld"], {}),  # the k-d tree search (d <= 4, n >= 5,000)
+    (3000, 12, 3, ["dld"], {"linkage_search": "scan"}),  # g·n·d >= PARALLEL_MIN_WORK: the parallel pass
+])
+def test_no_metric_kernel_is_compiled_inside_a_cell(n, d, k, names, options):
+    result = _run(n, d, k, names, options)
+    assert set(result["values"]) == set(names)
+    assert result["new"] == []
