@@ -183,13 +183,15 @@ def call_run(algo, z, k: int, params: dict, rng, raw=None):
 def _warm_up(algo, k: int, d: int, params: dict, n: int = 0) -> None:
     """Compile the algorithm's kernels on a tiny problem of the same types, so that a cell's time
     never includes compiling. A method whose ``index=auto`` picks its kernel by size warms up the
-    kernel the real n × d will use (a tiny problem alone would pick the pass kernel)."""
-    from mabench.kernels.treegroups import use_tree
+    kernel the real n × d will use (a tiny problem alone would pick the pass kernel), and the tree
+    kernels' one- or two-thread specialization that n will run."""
+    from mabench.kernels.treegroups import sized_as, use_tree
 
     if params.get("index") == "auto":
         params = {**params, "index": "tree" if use_tree("auto", n, d) else "scan"}
     tiny = np.ascontiguousarray(np.random.default_rng(0).standard_normal((3 * k + 1, d)))
-    call_run(algo, tiny, k, params, np.random.default_rng(0), raw=tiny)
+    with sized_as(max(n, tiny.shape[0]), d):  # the tree kernels' one- or two-thread specialization, as for n
+        call_run(algo, tiny, k, params, np.random.default_rng(0), raw=tiny)
 
 
 def peak_rss_mb() -> float:

@@ -61,14 +61,15 @@ def _farthest_first(Z, c):
 
 
 @njit(cache=True, nogil=True)
-def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=False, tally=None):
+def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
     """:func:`cbfs_labels_scan`'s partition with the farthest record taken from a shell order (or, for
     the fixed centroid, from one precomputed order) and the k−1 nearest from a k-d tree.
 
-    ``pair``: with each seed's nearest, find on a second thread those of the record that will be
+    ``pair``: True to find, with each seed's nearest, on a second thread those of the record that will be
     the next seed if the group does not change the answer (the farthest but one now); the next
     iteration uses them if that record is indeed its seed and they are all still remaining (they
-    are then what a fresh query returns: removing records never reorders the others).
+    are then what a fresh query returns: removing records never reorders the others); None (not
+    False) for one thread, so the two-thread code is not compiled.
     ``tally`` (kernels/counter.py): [records grouped, records], updated as groups form."""
     n, d = Z.shape
     labels, ids, sums, c, p, top_d, top_i, pos, T, KS = tree_start(Z, k)
@@ -112,7 +113,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=False, tally=None):
         if pr == cached and all_alive(T, near_b[1], counts[1], min(k - 1, left - 1)):
             left -= take_group(Z, T, pr, near_b[1], counts[1], labels, g, sums)
             cached = -1
-        elif pair and left > k:
+        elif pair is not None and left > k:
             if fixed_centroid:
                 t = nxt + 1
                 while labels[seeds[t]] != UNASSIGNED:

@@ -54,10 +54,11 @@ def mdav_labels(Z, k, tail, tally=None):
 
 
 @njit(cache=True, nogil=True)
-def mdav_labels_tree(Z, k, tail, pair=False, tally=None):
+def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
     """:func:`mdav_labels` with the farthest and nearest records found by a k-d tree
     (kernels/treegroups.py): the same partition, in O(n log n)-ish time at low dimension.
-    ``pair``: ask s's questions on a second thread while r's nearest are found (treegroups.far_and_near).
+    ``pair``: True to ask s's questions on a second thread while r's nearest are found
+    (treegroups.far_and_near); None (not False) for one thread, so the two-thread code is not compiled.
     ``tally`` (kernels/counter.py): [records grouped, records], updated as groups form."""
     n, d = Z.shape
     labels, ids, sums, c, p, top_d, top_i, pos, T, KS = tree_start(Z, k)
@@ -90,7 +91,7 @@ def mdav_labels_tree(Z, k, tail, pair=False, tally=None):
         rr, head = shell_farthest(Q, order, a, head, c0, labels, c)
         r = pos[rr]
         load_position(T, r, p)
-        if pair:
+        if pair is not None:
             far_and_near(T, Q, order, a, head, c0, labels, pos, k, r, p, q, (top_d, top_i), near_s, KS, KS_s, answer)
             s, head = pos[answer[0]], answer[1]
             left -= take_group(Z, T, r, top_i, answer[3], labels, g, sums)

@@ -19,6 +19,8 @@ A record is remaining iff ``labels[r] == UNASSIGNED``.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numba
 import numpy as np
 from numba import njit, prange
@@ -266,9 +268,27 @@ def use_tree(index: str, n: int, d: int) -> bool:
 PAIR_FROM = 20_000  # records from which the tree kernels ask a second question on a second thread
 
 
-def use_pair(n: int, d: int) -> bool:
-    """Whether a second thread is worth its start-up per iteration (the answers never depend on it)."""
-    return n >= PAIR_FROM and numba.get_num_threads() > 1
+_SIZED_AS: list = []  # (n, d) that use_pair answers for while a warm-up runs on a tiny problem
+
+
+def use_pair(n: int, d: int):
+    """True when a second thread is worth its start-up per iteration (the answers never depend on it),
+    else None: the tree kernels' ``pair`` argument, whose None specialization leaves out (and never
+    compiles) the two-thread code."""
+    if _SIZED_AS:
+        n, d = _SIZED_AS[-1]
+    return True if n >= PAIR_FROM and numba.get_num_threads() > 1 else None
+
+
+@contextmanager
+def sized_as(n: int, d: int):
+    """Within it, :func:`use_pair` answers as for n × d: a warm-up on a tiny problem compiles the
+    specialization the real data will run."""
+    _SIZED_AS.append((n, d))
+    try:
+        yield
+    finally:
+        _SIZED_AS.pop()
 
 
 @njit(cache=True)

@@ -1,7 +1,13 @@
-"""A cell's time never includes compiling: the warm-up compiles the kernel the real size will use."""
+"""A cell's time never includes compiling: the warm-up compiles the kernel the real size will use, and
+the tree kernels' two-thread code only when the run will use it (a one-thread run never compiles it).
+
+Each case runs in a fresh interpreter (with its own thread count): in this test process the kernels
+may already be compiled, which would make a check pass whatever the warm-up does."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 
@@ -21,3 +27,55 @@ print(len(mdav.mdav_labels_tree.signatures), len(mdav.mdav_labels.signatures))
 def test_warm_up_compiles_the_kernel_index_auto_will_pick(n, tree, scan):
     out = subprocess.run([sys.executable, "-c", PROBE.replace("N)", f"{n})")], capture_output=True, text=True, check=True)
     assert out.stdout.split() == [str(tree), str(scan)]
+
+
+RUN = r"""
+import json, sys
+import numpy as np
+from numba.core.registry import CPUDispatcher
+from mabench import discovery
+from mabench.bench import runner
+from mabench.kernels import cbfs, mdav
+
+name, n, d = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+
+def signatures():
+    out = {}
+    for mod_name, mod in list(sys.modules.items()):
+        if not mod_name.startswith(("mabench", "algorithms")):
+            continue
+        for obj in list(vars(mod).values()):
+            if isinstance(obj, CPUDispatcher):
+                out[f"{obj.__module__}.{obj.__name__}"] = len(obj.signatures)
+    return out
+
+algo = discovery.algorithm(name)
+own, _ = runner.split_aggregation(algo.resolve({}))
+runner._warm_up(algo, 3, d, own, n)
+before = signatures()
+Z = np.ascontiguousarray(np.random.default_rng(3).standard_normal((n, d)))
+runner.call_run(algo, Z, 3, own, np.random.default_rng(0), raw=Z)
+after = signatures()
+# the type of the tree kernel's ``pair`` argument in each compiled (or cache-loaded) specialization
+kernel, at = {"mdav": (mdav.mdav_labels_tree, 3), "cbfs": (cbfs.cbfs_labels_tree, 4)}[name]
+pair = sorted({str(sig[at]) for sig in kernel.signatures})
+print(json.dumps({"new": sorted(f for f, c in after.items() if c > before.get(f, 0)), "pair": pair}))
+"""
+
+
+def _run(name, n, d, threads):
+    env = {**os.environ, "NUMBA_NUM_THREADS": str(threads)}
+    out = subprocess.run([sys.executable, "-c", RUN, name, str(n), str(d)], capture_output=True, text=True,
+                         timeout=600, env=env)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("name", ["mdav", "cbfs"])
+@pytest.mark.parametrize("threads, pair", [(1, ["none"]), (2, ["bool"])])
+def test_warm_up_compiles_what_the_tree_run_uses(name, threads, pair):
+    """One thread: only the specialization without the two-thread code (pair=None); two threads at
+    30,000 records (from treegroups.PAIR_FROM): only the one with it. Nothing compiles in the run."""
+    result = _run(name, 30_000, 10, threads)  # d = 10 from 30,000 records: the tree (treegroups.TREE_FROM)
+    assert result["new"] == []
+    assert result["pair"] == pair
