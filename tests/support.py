@@ -58,3 +58,20 @@ def assert_user_error(proc, *needles):
     assert proc.stdout == ""
     for needle in needles:
         assert needle in lines[0], lines[0]
+
+
+# Source of ``signatures()`` for a script run in a fresh interpreter: {"module.function": number of
+# compiled (or cache-loaded) signatures} of every Numba dispatcher of the loaded mabench modules
+# (algorithm plugins included), so the script can tell whether a step compiled anything.
+DISPATCHER_SIGNATURES = r"""
+def signatures():
+    from numba.core.registry import CPUDispatcher
+    out = {}
+    for mod_name, mod in list(sys.modules.items()):
+        if not mod_name.startswith("mabench"):
+            continue
+        for obj in list(vars(mod).values()):
+            if isinstance(obj, CPUDispatcher):
+                out[f"{obj.__module__}.{obj.__name__}"] = len(obj.signatures)
+    return out
+"""

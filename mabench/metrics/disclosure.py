@@ -36,16 +36,20 @@ def _ties(ctx: EvalContext) -> int:
     return _TIES[choice_option(ctx, "linkage_ties", "index", tuple(_TIES))]
 
 
-def warm_dld(n: int, d: int, k: int, options: dict) -> None:
-    """dld's kernels for n × d at group size k (mabench.metrics.warm); a bad option is left to the metric."""
+def _warm_search(options: dict) -> str:
+    """The linkage_search a warm-up compiles for; a bad value is left for the metric to refuse."""
     search = options.get("linkage_search", "auto")
-    linkage.warm(n, d, k, search if search in SEARCHES else "auto")
+    return search if search in SEARCHES else "auto"
+
+
+def warm_dld(n: int, d: int, k: int, options: dict) -> None:
+    """dld's kernels for n × d at group size k (mabench.metrics.warm)."""
+    linkage.warm(n, d, k, _warm_search(options))
 
 
 def warm_rld(n: int, d: int, k: int, options: dict) -> None:
     """rld's kernels (its subset counts, and the nearest-two search of its rerun reading)."""
-    search = options.get("linkage_search", "auto")
-    linkage.warm(n, d, k, search if search in SEARCHES else "auto", subsets=True)
+    linkage.warm(n, d, k, _warm_search(options), subsets=True)
 
 
 # --------------------------------------------------------------------------- DLD

@@ -97,10 +97,16 @@ def _nearest_two_serial(Z, C, i1, d1, i2, d2):
         _tile(Z, C, t * _BLOCK, min(g, (t + 1) * _BLOCK), i1, d1, i2, d2)
 
 
-def nearest_two(Z: np.ndarray, C: np.ndarray):
+def parallel_for(work: int) -> bool:
+    """Whether a pass of ``work`` distance terms runs on the threads (the parallel driver) or on one."""
+    return work >= PARALLEL_MIN_WORK
+
+
+def nearest_two(Z: np.ndarray, C: np.ndarray, parallel: bool | None = None):
     """For each row of C (g, d): the two nearest rows of Z (n, d) and their squared distances.
 
-    Returns (i1, d1, i2, d2); i2 = -1, d2 = inf when n == 1. Ties -> lower row index.
+    Returns (i1, d1, i2, d2); i2 = -1, d2 = inf when n == 1. Ties -> lower row index. ``parallel``:
+    the driver (default: :func:`parallel_for` the work; both give the same answer).
     """
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)
@@ -109,8 +115,9 @@ def nearest_two(Z: np.ndarray, C: np.ndarray):
     i2 = np.full(g, -1, dtype=np.int64)
     d1 = np.full(g, np.inf)
     d2 = np.full(g, np.inf)
-    driver = _nearest_two_parallel if g * Z.shape[0] * Z.shape[1] >= PARALLEL_MIN_WORK else _nearest_two_serial
-    driver(Z, C, i1, d1, i2, d2)
+    if parallel is None:
+        parallel = parallel_for(g * Z.shape[0] * Z.shape[1])
+    (_nearest_two_parallel if parallel else _nearest_two_serial)(Z, C, i1, d1, i2, d2)
     return i1, d1, i2, d2
 
 
@@ -273,13 +280,14 @@ def _subsets_serial(ZT, C, starts, members, ties, per_chunk, size):
         _subsets_chunk(ZT, C, starts, members, ties, ch * size, min(g, (ch + 1) * size), per_chunk[ch])
 
 
-def subset_linked_counts(Z, C, starts, members, ties, n_chunks=64):
+def subset_linked_counts(Z, C, starts, members, ties, n_chunks=64, parallel: bool | None = None):
     """Linked-record counts for every non-empty subset of the columns of Z, all at once.
 
     Z (n, S) holds the key variables (column order = summation order), C (g, S)
     the groups' masked points on them. Returns counts (2^S,) int64;
     counts[mask] = linked records when the intruder knows the columns in
-    ``mask`` (bit b = column b of Z; counts[0] = 0).
+    ``mask`` (bit b = column b of Z; counts[0] = 0). ``parallel``: the driver (default:
+    :func:`parallel_for` the work).
     """
     Z = np.asarray(Z, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)
@@ -290,9 +298,9 @@ def subset_linked_counts(Z, C, starts, members, ties, n_chunks=64):
     n_chunks = (g + size - 1) // size
     per_chunk = np.zeros((n_chunks, 1 << S), dtype=np.int64)
     ZT = transposed(Z)
-    work = g * n * (1 << S)
-    driver = _subsets_parallel if work >= PARALLEL_MIN_WORK else _subsets_serial
-    driver(ZT, C, starts, members, ties, per_chunk, size)
+    if parallel is None:
+        parallel = parallel_for(g * n * (1 << S))
+    (_subsets_parallel if parallel else _subsets_serial)(ZT, C, starts, members, ties, per_chunk, size)
     return per_chunk.sum(axis=0)
 
 
@@ -316,21 +324,14 @@ def warm(n: int, d: int, k: int, search: str = "auto", subsets: bool = False) ->
 
         linked_per_group_tree(Z, C, starts, members, TIES_INDEX)
     if not tree or subsets:
-        i1 = np.full(m, -1, dtype=np.int64)
-        i2 = np.full(m, -1, dtype=np.int64)
-        d1 = np.full(m, np.inf)
-        d2 = np.full(m, np.inf)
         groups = (max(1, n // k), max(1, n // max(1, 2 * k - 1)))
-        for parallel in sorted({g * n * d >= PARALLEL_MIN_WORK for g in groups}):
-            (_nearest_two_parallel if parallel else _nearest_two_serial)(Z, C, i1, d1, i2, d2)
+        for parallel in sorted({parallel_for(g * n * d) for g in groups}):
+            i1, _, i2, d2 = nearest_two(Z, C, parallel)
         _count_linked(Z, C, starts, members, TIES_INDEX, i1, i2, d2)
     if subsets:
-        S = min(2, d)
-        ZT = transposed(np.ascontiguousarray(Z[:, :S]))  # rld passes its key columns as a contiguous copy
-        per_chunk = np.zeros((m, 1 << S), dtype=np.int64)
-        Ck = np.ascontiguousarray(C[:, :S])
-        for driver in (_subsets_serial, _subsets_parallel):
-            driver(ZT, Ck, starts, members, TIES_INDEX, per_chunk, 1)
+        keys = np.ascontiguousarray(Z[:, :min(2, d)])  # rld passes its key columns as a contiguous copy
+        for parallel in (False, True):
+            subset_linked_counts(keys, C[:, :keys.shape[1]], starts, members, TIES_INDEX, parallel=parallel)
 
 
 def group_members(labels: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from support import DISPATCHER_SIGNATURES
 
 PROBE = """
 from mabench import discovery
@@ -32,23 +33,12 @@ def test_warm_up_compiles_the_kernel_index_auto_will_pick(n, tree, scan):
 RUN = r"""
 import json, sys
 import numpy as np
-from numba.core.registry import CPUDispatcher
 from mabench import discovery
 from mabench.bench import runner
 from mabench.kernels import cbfs, mdav
 
 name, n, d = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-
-def signatures():
-    out = {}
-    for mod_name, mod in list(sys.modules.items()):
-        if not mod_name.startswith(("mabench", "algorithms")):
-            continue
-        for obj in list(vars(mod).values()):
-            if isinstance(obj, CPUDispatcher):
-                out[f"{obj.__module__}.{obj.__name__}"] = len(obj.signatures)
-    return out
-
+""" + DISPATCHER_SIGNATURES + r"""
 algo = discovery.algorithm(name)
 own, _ = runner.split_aggregation(algo.resolve({}))
 runner._warm_up(algo, 3, d, own, n)

@@ -11,27 +11,17 @@ import subprocess
 import sys
 
 import pytest
+from support import DISPATCHER_SIGNATURES
 
 SCRIPT = r"""
 import json, sys
 import numpy as np
-from numba.core.registry import CPUDispatcher
 from mabench import metrics
 from mabench.kernels import mdav_labels, TAIL_3K
 from mabench.metrics import EvalContext, evaluate
 
 n, d, k, names, options = json.loads(sys.argv[1])
-
-def signatures():
-    out = {}
-    for name, mod in list(sys.modules.items()):
-        if not name.startswith("mabench"):
-            continue
-        for attr, obj in list(vars(mod).items()):
-            if isinstance(obj, CPUDispatcher):
-                out[f"{obj.__module__}.{obj.__name__}"] = len(obj.signatures)
-    return out
-
+""" + DISPATCHER_SIGNATURES + r"""
 rng = np.random.default_rng(1)
 x = np.ascontiguousarray(rng.standard_normal((n, d)) * 3.0 + 10.0)
 z = np.ascontiguousarray((x - x.mean(0)) / x.std(0, ddof=1))
