@@ -153,3 +153,15 @@ def test_extends_lays_a_configuration_over_another(tmp_path):
     (tmp_path / "gone.yaml").write_text("extends: nope.yaml\n")
     with pytest.raises(UserError, match="does not exist"):
         plan.load_config(tmp_path / "gone.yaml")
+
+
+def test_jobs_of_one_size_class_start_in_configuration_order(default_plan):
+    """Every job has its own priority: Snakemake would start equal priorities in any order, so the
+    default configuration's first pack (its longest job) could start last."""
+    jobs = default_plan.jobs
+    assert len({job.priority for job in jobs}) == len(jobs)
+    classes = {job.name: plan._priority(_work(default_plan, job)) for job in jobs}
+    for i, a in enumerate(jobs):
+        for b in jobs[i + 1:]:
+            if classes[a.name] == classes[b.name]:
+                assert a.priority > b.priority, (a.name, b.name)
