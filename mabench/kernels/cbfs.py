@@ -17,7 +17,7 @@ from mabench.kernels.buffer import UNASSIGNED, centroid, compact, scratch, work_
 from mabench.kernels.groups import assign_leftovers, close_tail
 from mabench.kernels.kdtree import kd_scratch
 from mabench.kernels.nearest import farthest_group
-from mabench.kernels.treegroups import (REBUILD, all_alive, centroid_of_remaining, group_from_tree, label_remaining,
+from mabench.kernels.treegroups import (REBUILD, SHELL_REBUILD, all_alive, centroid_of_remaining, group_from_tree, label_remaining,
                                         load_position, nearest_of_two, shell_farthest, shell_order, take_group,
                                         tree_over_remaining, tree_start, use_pair, use_tree)
 
@@ -104,7 +104,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
             r = seeds[nxt]
         else:
             slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
-            if left < REBUILD * order.size:
+            if left < SHELL_REBUILD * order.size:
                 c0[:] = c
                 Q, order, a = shell_order(Z, labels, c0)
                 head = np.int64(0)

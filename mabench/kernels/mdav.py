@@ -11,7 +11,7 @@ from mabench.kernels.distances import argmax_alive
 from mabench.kernels.groups import assign_leftovers, close_tail
 from mabench.kernels.kdtree import kd_scratch
 from mabench.kernels.nearest import farthest_group, group_around
-from mabench.kernels.treegroups import (REBUILD, all_alive, centroid_of_remaining, far_and_near, group_from_tree, label_remaining,
+from mabench.kernels.treegroups import (REBUILD, SHELL_REBUILD, all_alive, centroid_of_remaining, far_and_near, group_from_tree, label_remaining,
                                         load_position, shell_farthest, shell_order, take_group, tree_over_remaining,
                                         tree_start, use_pair, use_tree)
 
@@ -84,7 +84,7 @@ def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
             KS_s = kd_scratch(T)
             built = left
         slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
-        if left < REBUILD * len(order):
+        if left < SHELL_REBUILD * len(order):
             c0[:] = c
             Q, order, a = shell_order(Z, labels, c0)
             head = np.int64(0)

@@ -29,6 +29,8 @@ from mabench.kernels.buffer import UNASSIGNED
 from mabench.kernels.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining, kd_scratch
 
 REBUILD = 0.75  # rebuild the tree over the remaining records once fewer than this share of it is left
+SHELL_REBUILD = 0.9  # re-sort the shell order once fewer than this share of its slots are left: grouped
+                     # slots in the band are read like live ones (MDAV 10 % faster than at 0.75, 300,000 x 10)
 
 
 @njit(cache=True)
