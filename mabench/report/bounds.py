@@ -1,7 +1,9 @@
 """Certified lower bounds on the optimal IL of a data set at k (``mabench bound``).
 
-The bound is :func:`mabench.kernels.bounds.pair_bound` (proof in docs/bounds.md): valid for every
-partition whose groups have at least k records, whatever their upper size. IL units as everywhere in
+Three bounds (proofs in docs/bounds.md), each valid for every partition whose groups have at least k
+records, whatever their upper size: ``pair`` (:func:`mabench.kernels.bounds.pair_bound`), ``cover``
+(the degree-cover LP, :func:`cover_bound`) and ``lp`` (the set-partitioning LP by column generation,
+:func:`lp_bound`, for groups of k..2k−1 records). IL units as everywhere in
 the harness: z-scores of the selected columns, IL = 100·SSE/SST. ``store`` writes
 config/best_known/bounds.csv for the twelve registry cells, so the report and the best-known table
 read the bound from a file a command produced.
@@ -18,6 +20,9 @@ from mabench import io
 from mabench.errors import UserError
 
 MAX_N = 20000  # the bound is O(n²·d) time, O(n) memory per row; refuse larger inputs up front
+METHODS = ("pair", "cover", "lp")
+COVER_CANDIDATES = 30  # each record's nearest records: the cover LP's first edges
+COVER_ADD = 200_000  # priced-out pairs added to the cover LP per round, at most
 COLUMNS = ["dataset", "k", "sse_bound", "il_bound", "method", "command"]
 
 
@@ -37,8 +42,8 @@ def compute(spec: str, ks, seed: int = 0, Z=None, method: str = "pair", budget: 
     ``start``: optional callable k -> labels (a feasible partition whose groups seed the LP)."""
     from mabench.kernels import bounds as KB
 
-    if method not in ("pair", "lp"):
-        raise UserError(f"bound: --method {method!r} must be pair or lp")
+    if method not in METHODS:
+        raise UserError(f"bound: --method {method!r} must be one of {', '.join(METHODS)}")
     Z = _z(spec, seed) if Z is None else Z
     n = Z.shape[0]
     if n > MAX_N:
@@ -47,9 +52,16 @@ def compute(spec: str, ks, seed: int = 0, Z=None, method: str = "pair", budget: 
         if k > n or n < 2:
             raise UserError(f"bound: k={k} exceeds the {n} records of {spec!r}; give k ≤ {n}")
     sst = float(((Z - Z.mean(axis=0)) ** 2).sum())
-    near, _ = KB.nearest_sq(Z, max(max(ks) - 1, 1))
+    width = max(max(ks) - 1, 1)
+    near, ids = KB.nearest_sq(Z, min(n - 1, max(width, COVER_CANDIDATES)) if method == "cover" else width)
     out = []
     for k in ks:
+        if method == "cover":
+            res = cover_bound(Z, k, ids)
+            sse = res.pop("sse_bound")
+            out.append({"dataset": spec, "k": int(k), "n": int(n), "sse_bound": sse,
+                        "il_bound": 100.0 * sse / sst if sst > 0 else 0.0, "sst": sst, "method": "cover", **res})
+            continue
         if method == "lp":
             labels = start(k) if start is not None else None
             res = lp_bound(Z, k, start_labels=labels, budget=budget, pair=float(KB.pair_bound(near, k)))
@@ -86,7 +98,8 @@ def store(records: list[dict], root=None) -> Path:
     new = pd.DataFrame([{"dataset": r["dataset"], "k": r["k"], "sse_bound": r["sse_bound"], "il_bound": r["il_bound"],
                          "method": r["method"],
                          "command": f"mabench bound {r['dataset']} -k {r['k']}"
-                                    + (f" --method lp --budget {r['budget']:g}" if r["method"] == "lp" else "")
+                                    + (f" --method lp --budget {r['budget']:g}" if r["method"] == "lp"
+                                       else " --method cover" if r["method"] == "cover" else "")
                                     + " --store"} for r in records])
     if len(old):  # every stored bound is valid: a weaker new bound of the same method leaves the row alone
         prev = {(d, int(k), m): float(b) for d, k, m, b in zip(old["dataset"], old["k"], old["method"], old["il_bound"])}
@@ -120,6 +133,44 @@ def registry_start(spec: str, root=None):
         return BK.read_partition(root / index.loc[mask, "file"].iloc[0], n)
 
     return get
+
+
+def cover_bound(Z, k: int, ids, rounds: int = 100) -> dict:
+    """The degree-cover LP bound (kernels/bounds.py) by edge generation: solve the LP over the pairs
+    of each record with its nearest (``ids``, as from kernels.bounds.nearest_sq), price every pair
+    with the LP's duals, add the pairs that price out, and repeat until none is new; the LP over the
+    candidate pairs is then the LP over all pairs. Every round's dual value is a valid bound, stepped
+    down by :func:`_safe`; the largest is returned with the last LP value (``lp``), its number of
+    pairs (``edges``) and ``rounds``."""
+    from scipy import sparse
+    from scipy.optimize import linprog
+
+    from mabench.kernels import bounds as KB
+
+    n = Z.shape[0]
+    if k < 2:
+        return {"sse_bound": 0.0, "lp": 0.0, "edges": 0, "rounds": 0}  # singletons: SSE 0
+    if ids.shape[1] < k - 1:
+        raise ValueError(f"cover_bound needs each record's k-1 = {k - 1} nearest at least, not {ids.shape[1]}")
+    edges = np.unique(np.sort(np.column_stack([np.repeat(np.arange(n), ids.shape[1]), ids.ravel()]), axis=1), axis=0)
+    best, lp, done = 0.0, 0.0, 0
+    for done in range(1, rounds + 1):
+        m = len(edges)
+        cost = ((Z[edges[:, 0]] - Z[edges[:, 1]]) ** 2).sum(axis=1) / k  # the LP's objective; validity comes from the pricing
+        A = sparse.csr_matrix((np.ones(2 * m), (edges.T.ravel(), np.tile(np.arange(m), 2))), shape=(n, m))
+        res = linprog(cost, A_ub=-A, b_ub=np.full(n, -(k - 1.0)), bounds=(0, 1), method="highs")
+        if res.status != 0:
+            raise RuntimeError(f"cover LP: HiGHS stopped with status {res.status}: {res.message}")
+        lp = float(res.fun)
+        u = np.ascontiguousarray(np.maximum(-res.ineqlin.marginals, 0.0))
+        penalty, priced, _ = KB.cover_pricing(Z, u, np.int64(k), np.int64(COVER_ADD))
+        dual = (k - 1) * float(u.sum())
+        best = max(best, _safe(dual - penalty, dual + penalty))
+        grown = np.unique(np.concatenate([edges, priced]), axis=0)
+        if len(grown) == m:
+            break
+        edges = grown
+    return {"sse_bound": best, "lp": lp, "edges": int(len(edges)), "rounds": done}
 
 
 def _safe(value: float, scale: float) -> float:

@@ -1,4 +1,5 @@
-"""The certified lower bound: ≤ the brute-force optimum on tiny instances, ≤ every best-known IL."""
+"""The certified lower bounds (pair, degree cover): ≤ the brute-force optimum on tiny instances, ≤ every
+best-known IL."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from oracles.partition_bruteforce import optimum
 from support import ROOT, assert_user_error, run_cli
 
 from mabench.kernels import bounds as KB
+from mabench.report import bounds as RB
 
 
 @settings(max_examples=25, deadline=None)
@@ -35,12 +37,50 @@ def test_pair_bound_tight_on_k_cliques():
     assert abs(KB.pair_bound(near, 3) - optimum(Z, 3, 5)) < 1e-9
 
 
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(4, 9), k=st.integers(2, 4), seed=st.integers(0, 10**6), ties=st.booleans())
+def test_cover_bound_below_optimum_and_above_pair(n, k, seed, ties):
+    if k > n:
+        return
+    rng = np.random.default_rng(seed)
+    Z = np.ascontiguousarray(rng.integers(0, 3, size=(n, 2)).astype(float) if ties else rng.normal(size=(n, 3)))
+    near, ids = KB.nearest_sq(Z, k - 1)  # the fewest candidates: the pricing must add the rest
+    res = RB.cover_bound(Z, k, ids)
+    assert res["sse_bound"] <= optimum(Z, k, n) + 1e-9
+    # the LP is at least the pair bound; its dual values are HiGHS's, optimal to its tolerances
+    assert res["sse_bound"] >= KB.pair_bound(KB.nearest_sq(Z, k - 1)[0], k) * (1 - 1e-6) - 1e-9
+
+
+def test_cover_bound_charges_an_outliers_edges_in_full():
+    """Three tight pairs and one far record: its nearest do not have it as a neighbour, so the pair
+    bound charges its edges half and the cover bound in full; both stay below the optimum."""
+    Z = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 0.0], [5.1, 0.0], [0.0, 5.0], [0.1, 5.0], [2.5, 20.0]])
+    near, ids = KB.nearest_sq(Z, 6)
+    pair = KB.pair_bound(near, 2)
+    cover = RB.cover_bound(Z, 2, ids)["sse_bound"]
+    assert pair < cover <= optimum(Z, 2, 7) + 1e-9
+    assert cover > 1.5 * pair
+
+
+def test_cover_pricing_equals_a_numpy_sum_over_all_pairs():
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(30, 4))
+    u = rng.uniform(0, 1.5, size=30)
+    D = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(axis=2) / 3
+    excess = np.triu(u[:, None] + u[None, :] - D, 1)
+    penalty, pairs, count = KB.cover_pricing(Z, u, 3, 5)
+    assert np.isclose(penalty, excess[excess > 0].sum(), rtol=1e-12)
+    assert count == int((excess > 0).sum()) and len(pairs) == min(count, 5)
+    assert all(excess[i, j] > 0 and i < j for i, j in pairs)
+
+
 def test_stored_bounds_below_best_known():
     bounds = pd.read_csv(ROOT / "config" / "best_known" / "bounds.csv")
     index = pd.read_csv(ROOT / "config" / "best_known" / "index.csv")
-    merged = index.merge(bounds[bounds["method"] == "pair"], on=["dataset", "k"])  # lp rows: test_lp_bound.py
-    assert len(merged) == 12
-    assert (merged["il_bound"] < merged["il"]).all()
+    for method in ("pair", "cover"):  # lp rows: test_lp_bound.py
+        merged = index.merge(bounds[bounds["method"] == method], on=["dataset", "k"])
+        assert len(merged) == 12, method
+        assert (merged["il_bound"] < merged["il"]).all(), method
 
 
 def test_cli_bound(tmp_path):
@@ -55,3 +95,8 @@ def test_cli_bound(tmp_path):
     assert [x["k"] for x in lines] == [3, 5]
     assert all(x["il_bound"] > 0 and x["sse_bound"] > 0 for x in lines)
     assert_user_error(run_cli("bound", str(data), "-k", "50"), "k=50")
+    cover = run_cli("bound", str(data), "-k", "3,5", "--method", "cover")
+    assert cover.returncode == 0, cover.stderr
+    covered = [json.loads(x) for x in cover.stdout.splitlines()]
+    assert [x["method"] for x in covered] == ["cover", "cover"]
+    assert all(c["il_bound"] >= p["il_bound"] - 1e-9 for c, p in zip(covered, lines))
