@@ -23,6 +23,7 @@ MAX_N = 20000  # the bound is O(n²·d) time, O(n) memory per row; refuse larger
 METHODS = ("pair", "cover", "lp")
 COVER_CANDIDATES = 30  # each record's nearest records: the cover LP's first edges
 COVER_ADD = 200_000  # priced-out pairs added to the cover LP per round, at most
+COVER_CUTS = 5_000  # most violated triangle cuts added per round (20,000 made each LP 100x slower)
 COLUMNS = ["dataset", "k", "sse_bound", "il_bound", "method", "command"]
 
 
@@ -57,8 +58,9 @@ def compute(spec: str, ks, seed: int = 0, Z=None, method: str = "pair", budget: 
     out = []
     for k in ks:
         if method == "cover":
-            res = cover_bound(Z, k, ids)
+            res = cover_bound(Z, k, ids, budget=budget)
             sse = res.pop("sse_bound")
+            res["budget"] = float(budget)
             out.append({"dataset": spec, "k": int(k), "n": int(n), "sse_bound": sse,
                         "il_bound": 100.0 * sse / sst if sst > 0 else 0.0, "sst": sst, "method": "cover", **res})
             continue
@@ -98,8 +100,7 @@ def store(records: list[dict], root=None) -> Path:
     new = pd.DataFrame([{"dataset": r["dataset"], "k": r["k"], "sse_bound": r["sse_bound"], "il_bound": r["il_bound"],
                          "method": r["method"],
                          "command": f"mabench bound {r['dataset']} -k {r['k']}"
-                                    + (f" --method lp --budget {r['budget']:g}" if r["method"] == "lp"
-                                       else " --method cover" if r["method"] == "cover" else "")
+                                    + (f" --method {r['method']} --budget {r['budget']:g}" if r["method"] != "pair" else "")
                                     + " --store"} for r in records])
     if len(old):  # every stored bound is valid: a weaker new bound of the same method leaves the row alone
         prev = {(d, int(k), m): float(b) for d, k, m, b in zip(old["dataset"], old["k"], old["method"], old["il_bound"])}
@@ -135,42 +136,103 @@ def registry_start(spec: str, root=None):
     return get
 
 
-def cover_bound(Z, k: int, ids, rounds: int = 100) -> dict:
-    """The degree-cover LP bound (kernels/bounds.py) by edge generation: solve the LP over the pairs
-    of each record with its nearest (``ids``, as from kernels.bounds.nearest_sq), price every pair
-    with the LP's duals, add the pairs that price out, and repeat until none is new; the LP over the
-    candidate pairs is then the LP over all pairs. Every round's dual value is a valid bound, stepped
-    down by :func:`_safe`; the largest is returned with the last LP value (``lp``), its number of
-    pairs (``edges``) and ``rounds``."""
-    from scipy import sparse
+def cover_bound(Z, k: int, ids, budget: float = 120.0, rounds: int = 10_000, triangles: bool = True) -> dict:
+    """The degree-cover LP bound with triangle cuts (kernels/bounds.py; proof in docs/bounds.md).
+
+    Each round solves the LP (HiGHS interior point) over the candidate pairs — at first each record
+    with its nearest (``ids``, as from kernels.bounds.nearest_sq) — and the triangle cuts found so
+    far, certifies a bound from its multipliers over all n(n−1)/2 pairs (:func:`_cover_certificate`),
+    then adds the pairs that price out and the COVER_CUTS most violated triangles never added
+    before; slack cuts whose multiplier is 0 leave. It stops when nothing is added, after ``rounds``, or once ``budget``
+    seconds have passed (the round running then finishes). Returns the largest certified value
+    (``sse_bound``) with the last LP value (``lp``), its pairs (``edges``), cuts (``cuts``),
+    ``rounds`` and ``seconds``."""
+    import time
+
     from scipy.optimize import linprog
 
     from mabench.kernels import bounds as KB
 
     n = Z.shape[0]
     if k < 2:
-        return {"sse_bound": 0.0, "lp": 0.0, "edges": 0, "rounds": 0}  # singletons: SSE 0
+        return {"sse_bound": 0.0, "lp": 0.0, "edges": 0, "cuts": 0, "rounds": 0, "seconds": 0.0}  # singletons
     if ids.shape[1] < k - 1:
         raise ValueError(f"cover_bound needs each record's k-1 = {k - 1} nearest at least, not {ids.shape[1]}")
-    edges = np.unique(np.sort(np.column_stack([np.repeat(np.arange(n), ids.shape[1]), ids.ravel()]), axis=1), axis=0)
+    began = time.perf_counter()
+    edges = _pair_set(np.column_stack([np.repeat(np.arange(n), ids.shape[1]), ids.ravel()]))
+    cuts = np.empty((0, 3), dtype=np.int64)  # (i, j, l): y_jl ≥ y_ij + y_il − 1
+    known: set = set()  # every cut ever added: none comes back, so the loop ends
     best, lp, done = 0.0, 0.0, 0
     for done in range(1, rounds + 1):
-        m = len(edges)
-        cost = ((Z[edges[:, 0]] - Z[edges[:, 1]]) ** 2).sum(axis=1) / k  # the LP's objective; validity comes from the pricing
-        A = sparse.csr_matrix((np.ones(2 * m), (edges.T.ravel(), np.tile(np.arange(m), 2))), shape=(n, m))
-        res = linprog(cost, A_ub=-A, b_ub=np.full(n, -(k - 1.0)), bounds=(0, 1), method="highs")
+        if len(cuts):  # every pair a cut names is a column
+            edges = _pair_set(np.concatenate([edges, cuts[:, [1, 2]], cuts[:, [0, 1]], cuts[:, [0, 2]]]))
+        cost = KB.pair_sq(Z, edges) / k
+        A, b, sides = _cover_rows(n, k, edges, cuts)
+        res = linprog(cost, A_ub=A, b_ub=b, bounds=(0, 1), method="highs-ipm")
         if res.status != 0:
             raise RuntimeError(f"cover LP: HiGHS stopped with status {res.status}: {res.message}")
         lp = float(res.fun)
-        u = np.ascontiguousarray(np.maximum(-res.ineqlin.marginals, 0.0))
-        penalty, priced, _ = KB.cover_pricing(Z, u, np.int64(k), np.int64(COVER_ADD))
-        dual = (k - 1) * float(u.sum())
-        best = max(best, _safe(dual - penalty, dual + penalty))
-        grown = np.unique(np.concatenate([edges, priced]), axis=0)
-        if len(grown) == m:
+        mult = np.maximum(-res.ineqlin.marginals, 0.0)
+        u, pi = np.ascontiguousarray(mult[:n]), mult[n:]
+        bound, priced = _cover_certificate(Z, k, edges, cost, u, pi, sides)
+        best = max(best, bound)
+        grown = _pair_set(np.concatenate([edges, priced]))
+        new = np.empty((0, 3), dtype=np.int64)
+        if triangles:
+            viol, ti, tj, tl = KB.violated_triangles(np.int64(n), edges, np.ascontiguousarray(res.x), 1e-6)
+            fresh = np.array([t not in known for t in zip(ti.tolist(), tj.tolist(), tl.tolist())], dtype=bool)
+            top = np.flatnonzero(fresh)[np.argsort(-viol[fresh], kind="stable")][:COVER_CUTS]
+            new = np.column_stack([ti, tj, tl])[top]  # a cut already in the LP is violated only within its tolerance
+        if (len(grown) == len(edges) and not len(new)) or time.perf_counter() - began > budget:
             break
+        known.update(map(tuple, new.tolist()))
+        keep = (pi > 0) | (res.ineqlin.residual[n:] <= 1e-9)  # slack cuts with multiplier 0 leave
+        cuts = np.concatenate([cuts[keep], new])
         edges = grown
-    return {"sse_bound": best, "lp": lp, "edges": int(len(edges)), "rounds": done}
+    return {"sse_bound": best, "lp": lp, "edges": int(len(edges)), "cuts": int(len(cuts)), "rounds": done,
+            "seconds": round(time.perf_counter() - began, 3)}
+
+
+def _pair_set(pairs) -> np.ndarray:
+    """Distinct pairs (a < b), sorted."""
+    return np.unique(np.sort(np.asarray(pairs, dtype=np.int64), axis=1), axis=0)
+
+
+def _cover_rows(n: int, k: int, edges, cuts):
+    """The cover LP's rows as A·y ≤ b: −(degree of i) ≤ −(k−1), then y_ij + y_il − y_jl ≤ 1 per cut;
+    with each cut's (closing, side, side) column indices."""
+    from scipy import sparse
+
+    m, c = len(edges), len(cuts)
+    col = {(int(a), int(b)): e for e, (a, b) in enumerate(edges)}
+    sides = tuple(np.array([col[(min(x, y), max(x, y))] for x, y in zip(cuts[:, p], cuts[:, q])], dtype=np.int64)
+                  for p, q in ((1, 2), (0, 1), (0, 2)))
+    rows = np.concatenate([edges[:, 0], edges[:, 1]] + [n + np.arange(c)] * 3)
+    cols = np.concatenate([np.arange(m), np.arange(m), *sides])
+    vals = np.concatenate([-np.ones(2 * m), -np.ones(c), np.ones(2 * c)])
+    A = sparse.csr_matrix((vals, (rows, cols)), shape=(n + c, m))
+    return A, np.concatenate([np.full(n, -(k - 1.0)), np.ones(c)]), sides
+
+
+def _cover_certificate(Z, k: int, edges, cost, u, pi, sides):
+    """Weak duality for multipliers u ≥ 0 (degrees) and π ≥ 0 (cuts), whatever their source:
+    SSE ≥ (k−1)·Σu − Σπ − Σ_{all pairs} max(0, u_a + u_b + π(as closing pair) − π(as side pair) − d²/k)
+    (docs/bounds.md). Pairs outside ``edges`` are in no cut; :func:`kernels.bounds.cover_pricing`
+    sums their terms (it sums every pair's plain term; the columns' plain terms come off again).
+    Returns (the bound stepped down by :func:`_safe`, up to COVER_ADD pairs that price out)."""
+    from mabench.kernels import bounds as KB
+
+    closing, side1, side2 = sides
+    plain = u[edges[:, 0]] + u[edges[:, 1]] - cost
+    reduced = plain.copy()
+    np.add.at(reduced, closing, pi)
+    np.add.at(reduced, side1, -pi)
+    np.add.at(reduced, side2, -pi)
+    everywhere, priced, _ = KB.cover_pricing(Z, u, np.int64(k), np.int64(COVER_ADD))
+    outside = everywhere - float(np.maximum(plain, 0.0).sum())
+    penalty = float(np.maximum(reduced, 0.0).sum()) + max(outside, 0.0)
+    dual = (k - 1) * float(u.sum()) - float(pi.sum())
+    return _safe(dual - penalty, abs(dual) + penalty + float(pi.sum()) + everywhere), priced
 
 
 def _safe(value: float, scale: float) -> float:
