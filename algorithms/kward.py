@@ -37,14 +37,11 @@ from mabench.plugin import Algorithm, linear_bytes
 @njit(cache=True)
 def farthest_pair(X):
     """The most distant pair (i < j) of rows of X; ties go to the first pair in (i, j) order."""
-    n, d = X.shape
+    n = X.shape[0]
     bi, bj, bv = 0, min(1, n - 1), -1.0
     for i in range(n):
         for j in range(i + 1, n):
-            s = 0.0
-            for t in range(d):
-                diff = X[i, t] - X[j, t]
-                s += diff * diff
+            s = K.sq_between(X, i, j)
             if s > bv:
                 bv, bi, bj = s, i, j
     return bi, bj

@@ -55,7 +55,7 @@ numba.config.CACHE_DIR = numba_cache_dir()
 _launch_threads()
 
 from mabench.kernels.buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, transposed, work_buffer  # noqa: E402
-from mabench.kernels.distances import argmax_alive, argmin_alive, distances_from, farthest_first, load_point, next_unassigned, sqdist  # noqa: E402
+from mabench.kernels.distances import argmax_alive, argmin_alive, distances_from, farthest_first, load_point, next_unassigned, sq_between, sqdist  # noqa: E402
 from mabench.kernels.groups import assign_leftovers, close_tail, group_means, sse, sst  # noqa: E402
 from mabench.kernels.hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
 from mabench.kernels.mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402

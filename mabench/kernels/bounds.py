@@ -22,22 +22,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mabench.kernels.distances import sq_between
+
 
 @njit(cache=True)
 def nearest_sq(Z, t):
     """Each record's t nearest other records: (n, t) squared distances, ascending, and (n, t) ids
     (ties by lowest index)."""
-    n, d = Z.shape
+    n = Z.shape[0]
     out = np.empty((n, t))
     ids = np.empty((n, t), dtype=np.int64)
     row = np.empty(n)
     for i in range(n):
         for j in range(n):
-            s = 0.0
-            for c in range(d):
-                v = Z[i, c] - Z[j, c]
-                s += v * v
-            row[j] = s
+            row[j] = sq_between(Z, i, j)
         row[i] = np.inf
         order = np.argsort(row, kind="mergesort")  # O(n log n) per record; n ≤ ~10^4 in this harness
         for c in range(t):
@@ -61,14 +59,9 @@ def pair_bound(near, k):
 @njit(cache=True)
 def pair_sq(Z, pairs):
     """Squared distance of each pair (attribute order, as :func:`cover_pricing` computes it)."""
-    d = Z.shape[1]
     out = np.empty(pairs.shape[0])
     for e in range(pairs.shape[0]):
-        s = 0.0
-        for c in range(d):
-            v = Z[pairs[e, 0], c] - Z[pairs[e, 1], c]
-            s += v * v
-        out[e] = s
+        out[e] = sq_between(Z, pairs[e, 0], pairs[e, 1])
     return out
 
 
@@ -77,17 +70,13 @@ def cover_pricing(Z, u, k, cap):
     """The degree-cover dual's penalty over every pair: Σ_{i<j} max(0, u_i + u_j − d_ij²/k) (d_ij²
     summed in attribute order, as everywhere), and up to ``cap`` of the pairs (i < j) where it is
     positive, as an (m, 2) array, with how many there were in all. O(n²·d) time, O(cap) memory."""
-    n, d = Z.shape
+    n = Z.shape[0]
     pairs = np.empty((cap, 2), dtype=np.int64)
     found = 0
     total = 0.0
     for i in range(n):
         for j in range(i + 1, n):
-            s = 0.0
-            for c in range(d):
-                v = Z[i, c] - Z[j, c]
-                s += v * v
-            excess = u[i] + u[j] - s / k
+            excess = u[i] + u[j] - sq_between(Z, i, j) / k
             if excess > 0.0:
                 total += excess
                 if found < cap:

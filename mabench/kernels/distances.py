@@ -65,6 +65,17 @@ def sqdist(W, m, p, out, alive, best_v, best_i):
 
 
 @njit(cache=True)
+def sq_between(Z, i, j):
+    """Squared distance of rows i and j of Z (n, d): the differences squared and added in attribute
+    order, as every distance pass adds them."""
+    s = 0.0
+    for c in range(Z.shape[1]):
+        v = Z[i, c] - Z[j, c]
+        s += v * v
+    return s
+
+
+@njit(cache=True)
 def load_point(W, pos, p):
     for j in range(W.shape[0]):
         p[j] = W[j, pos]

@@ -15,17 +15,10 @@ from mabench.kernels import bounds as KB
 from mabench.report import bounds as RB
 
 
-@settings(max_examples=25, deadline=None)
-@given(n=st.integers(4, 9), k=st.integers(2, 4), seed=st.integers(0, 10**6), ties=st.booleans())
-def test_pair_bound_below_optimum(n, k, seed, ties):
-    if k > n:
-        return
+def _tiny(n, seed, ties):
+    """n records: a 3 × 3 integer grid's points (ties and duplicates) or standard normal in 3-D."""
     rng = np.random.default_rng(seed)
-    Z = rng.integers(0, 3, size=(n, 2)).astype(float) if ties else rng.normal(size=(n, 3))
-    near, _ = KB.nearest_sq(np.ascontiguousarray(Z), k - 1)
-    bound = KB.pair_bound(near, k)
-    # the bound holds for groups of any size ≥ k, so compare with the unrestricted optimum
-    assert bound <= optimum(Z, k, n) + 1e-9
+    return np.ascontiguousarray(rng.integers(0, 3, size=(n, 2)).astype(float) if ties else rng.normal(size=(n, 3)))
 
 
 def test_pair_bound_tight_on_k_cliques():
@@ -39,16 +32,18 @@ def test_pair_bound_tight_on_k_cliques():
 
 @settings(max_examples=25, deadline=None)
 @given(n=st.integers(4, 9), k=st.integers(2, 4), seed=st.integers(0, 10**6), ties=st.booleans())
-def test_cover_bound_below_optimum_and_above_pair(n, k, seed, ties):
+def test_pair_and_cover_bounds_below_optimum(n, k, seed, ties):
+    """pair ≤ cover ≤ the optimum over groups of any size ≥ k (both bounds hold for all of them)."""
     if k > n:
         return
-    rng = np.random.default_rng(seed)
-    Z = np.ascontiguousarray(rng.integers(0, 3, size=(n, 2)).astype(float) if ties else rng.normal(size=(n, 3)))
-    near, ids = KB.nearest_sq(Z, k - 1)  # the fewest candidates: the pricing must add the rest
-    res = RB.cover_bound(Z, k, ids)
-    assert res["sse_bound"] <= optimum(Z, k, n) + 1e-9
-    # the LP is at least the pair bound; its dual values are HiGHS's, optimal to its tolerances
-    assert res["sse_bound"] >= KB.pair_bound(KB.nearest_sq(Z, k - 1)[0], k) * (1 - 1e-6) - 1e-9
+    Z = _tiny(n, seed, ties)
+    near, ids = KB.nearest_sq(Z, k - 1)  # the fewest candidates: the cover loop's pricing adds the rest
+    pair = KB.pair_bound(near, k)
+    cover = RB.cover_bound(Z, k, ids)["sse_bound"]
+    best = optimum(Z, k, n)
+    assert pair <= best + 1e-9 and cover <= best + 1e-9
+    # the cover LP is at least the pair bound; its dual values are HiGHS's, optimal to its tolerances
+    assert cover >= pair * (1 - 1e-6) - 1e-9
 
 
 def test_cover_bound_charges_an_outliers_edges_in_full():
