@@ -143,8 +143,8 @@ def cover_bound(Z, k: int, ids, budget: float = 120.0, rounds: int = 10_000, tri
     with its nearest (``ids``, as from kernels.bounds.nearest_sq) — and the triangle cuts found so
     far, certifies a bound from its multipliers over all n(n−1)/2 pairs (:func:`_cover_certificate`),
     then adds the pairs that price out and the COVER_CUTS most violated triangles never added
-    before; slack cuts whose multiplier is 0 leave. It stops when nothing is added, after ``rounds``, or once ``budget``
-    seconds have passed (the round running then finishes). Returns the largest certified value
+    before; slack cuts whose multiplier is 0 leave. It stops when nothing is added, after ``rounds``,
+    or once ``budget`` seconds have passed (the round running then finishes). Returns the largest certified value
     (``sse_bound``) with the last LP value (``lp``), its pairs (``edges``), cuts (``cuts``),
     ``rounds`` and ``seconds``."""
     import time
