@@ -651,11 +651,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0, help="seed of a generated data set")
     s.add_argument("--store", action="store_true", help="also write the bounds into config/best_known/bounds.csv")
     s.add_argument("--method", choices=["pair", "cover", "lp"], default="pair",
-                   help="pair: the cheap pair bound; cover: the degree-cover LP bound (strongest at k = 10); "
-                        "lp: the set-partitioning LP bound by column generation, certified by a Lagrangian "
-                        "bound (docs/bounds.md)")
+                   help="pair: the cheap pair bound; cover: the degree-cover LP bound with triangle cuts "
+                        "(the stronger one from k = 4); lp: the set-partitioning LP bound by column generation, "
+                        "certified by a Lagrangian bound (docs/bounds.md)")
     s.add_argument("--budget", type=float, default=120.0,
-                   help="lp: seconds of column generation per k (the last certified pass may overrun it)")
+                   help="lp, cover: seconds per k (the round or certified pass running then finishes)")
     s.add_argument("--dir", help="registry folder for --store and for lp's start partitions (default: config/best_known)")
     s.set_defaults(func=cmd_bound)
     s = sub.add_parser("report", help="write the reproduction report: one self-contained HTML page per paper")

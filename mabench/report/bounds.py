@@ -57,24 +57,19 @@ def compute(spec: str, ks, seed: int = 0, Z=None, method: str = "pair", budget: 
     near, ids = KB.nearest_sq(Z, min(n - 1, max(width, COVER_CANDIDATES)) if method == "cover" else width)
     out = []
     for k in ks:
-        if method == "cover":
-            res = cover_bound(Z, k, ids, budget=budget)
+        extra = {}
+        if method == "pair":
+            sse = float(KB.pair_bound(near, k))
+        else:
+            if method == "cover":
+                res = cover_bound(Z, k, ids, budget=budget)
+            else:
+                labels = start(k) if start is not None else None
+                res = lp_bound(Z, k, start_labels=labels, budget=budget, pair=float(KB.pair_bound(near, k)))
             sse = res.pop("sse_bound")
-            res["budget"] = float(budget)
-            out.append({"dataset": spec, "k": int(k), "n": int(n), "sse_bound": sse,
-                        "il_bound": 100.0 * sse / sst if sst > 0 else 0.0, "sst": sst, "method": "cover", **res})
-            continue
-        if method == "lp":
-            labels = start(k) if start is not None else None
-            res = lp_bound(Z, k, start_labels=labels, budget=budget, pair=float(KB.pair_bound(near, k)))
-            sse = res.pop("sse_bound")
-            res["budget"] = float(budget)
-            out.append({"dataset": spec, "k": int(k), "n": int(n), "sse_bound": sse,
-                        "il_bound": 100.0 * sse / sst if sst > 0 else 0.0, "sst": sst, "method": "lp", **res})
-            continue
-        sse = float(KB.pair_bound(near, k))
+            extra = {**res, "budget": float(budget)}
         out.append({"dataset": spec, "k": int(k), "n": int(n), "sse_bound": sse,
-                    "il_bound": 100.0 * sse / sst if sst > 0 else 0.0, "sst": sst, "method": "pair"})
+                    "il_bound": 100.0 * sse / sst if sst > 0 else 0.0, "sst": sst, "method": method, **extra})
     return out
 
 
@@ -204,9 +199,12 @@ def _cover_rows(n: int, k: int, edges, cuts):
     from scipy import sparse
 
     m, c = len(edges), len(cuts)
-    col = {(int(a), int(b)): e for e, (a, b) in enumerate(edges)}
-    sides = tuple(np.array([col[(min(x, y), max(x, y))] for x, y in zip(cuts[:, p], cuts[:, q])], dtype=np.int64)
-                  for p, q in ((1, 2), (0, 1), (0, 2)))
+    keys = edges[:, 0] * n + edges[:, 1]  # ascending: edges are sorted pairs
+
+    def column(x, y):
+        return np.searchsorted(keys, np.minimum(x, y) * n + np.maximum(x, y))
+
+    sides = tuple(column(cuts[:, p], cuts[:, q]) for p, q in ((1, 2), (0, 1), (0, 2)))
     rows = np.concatenate([edges[:, 0], edges[:, 1]] + [n + np.arange(c)] * 3)
     cols = np.concatenate([np.arange(m), np.arange(m), *sides])
     vals = np.concatenate([-np.ones(2 * m), -np.ones(c), np.ones(2 * c)])

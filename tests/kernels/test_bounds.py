@@ -1,5 +1,5 @@
-"""The certified lower bounds (pair, degree cover with triangle cuts): ≤ the brute-force optimum on tiny instances, ≤ every
-best-known IL."""
+"""The certified lower bounds (pair, degree cover with triangle cuts): ≤ the brute-force optimum on
+tiny instances, ≤ every best-known IL."""
 
 from __future__ import annotations
 
