@@ -10,14 +10,8 @@ disappeared. Three gates decide whether the change passes:
   unless its algorithm is listed as intentionally changed;
 * **a verdict got worse** (reproduced → within tolerance → not reproduced → not run);
 * **an algorithm got slower**: the median over its cells of current/baseline
-  ``seconds``, divided by the run's machine factor, exceeds ``time_ratio`` (1.25).
-  Cells whose baseline time is under ``min_seconds`` (0.05 s) are too short to
-  time on a shared machine and do not count. The machine factor is the median of
-  the algorithms' median ratios when at least SPEED_FROM algorithms are timed, else
-  1: a baseline recorded on another day compares one machine speed with another,
-  and the algorithms' common drift is that difference, not a slower kernel. A
-  change that slows every algorithm alike shows as the factor itself (reported, not
-  gated); time it against its parent in one session (``make bench-compare``).
+  ``seconds`` exceeds ``time_ratio`` (1.25). Cells whose baseline time is under
+  ``min_seconds`` (0.05 s) are too short to time on a shared machine and do not count.
 """
 
 from __future__ import annotations
@@ -34,7 +28,6 @@ KEY = ["algorithm", "params", "dataset", "dataset_params", "k", "seed"]
 # Columns that describe a cell or its run rather than a metric of its partition.
 NOT_METRICS = set(KEY) | {"dataset_id", "algo_id", "n", "d", "seconds", "metric_seconds", "cpu_seconds",
                           "metric_cpu_seconds", "threads", "max_rss_mb", "info"}
-SPEED_FROM = 5  # timed algorithms from which their common drift counts as the machine's speed
 VERDICT_RANK = {"reproduced": 0, "within tolerance": 1, "not reproduced": 2, "not run": 3, "not implemented": 4}
 
 
@@ -106,8 +99,7 @@ class Comparison:
     appeared: pd.DataFrame
     disappeared: pd.DataFrame
     verdicts: pd.DataFrame  # registry rows whose verdict changed
-    times: pd.DataFrame  # per algorithm: median time ratio over timed cells, and relative to the machine
-    machine: float = 1.0  # the run's machine factor (module doc)
+    times: pd.DataFrame  # per algorithm: median time ratio over timed cells
     failures: list[str] = field(default_factory=list)
 
     @property
@@ -151,16 +143,13 @@ def compare(baseline: pd.DataFrame, current: pd.DataFrame, *, changed=(), il_tol
         failures.append(f"verdict got worse: {row.source} {row.table} {row.row} {row.column} "
                         f"({row.dataset} k={row.k}): {row.verdict_base} -> {row.verdict_cur}")
     times = _time_ratios(cells, min_seconds)
-    machine = float(times["median_ratio"].median()) if len(times) >= SPEED_FROM else 1.0
-    times["relative_ratio"] = times["median_ratio"] / machine
     for row in times.itertuples():
-        if row.relative_ratio > time_ratio:
+        if row.median_ratio > time_ratio:
             failures.append(f"{row.algorithm} is slower: median time ratio {row.median_ratio:.2f} over "
-                            f"{row.timed_cells} timed cell(s), {row.relative_ratio:.2f} relative to the "
-                            f"machine factor {machine:.2f} > {time_ratio:.2f}")
+                            f"{row.timed_cells} timed cell(s) > {time_ratio:.2f}")
     if len(disappeared):
         failures.append(f"{len(disappeared)} cell(s) of the baseline are missing from the current results")
-    return Comparison(cells, appeared, disappeared, verdicts, times, machine, failures)
+    return Comparison(cells, appeared, disappeared, verdicts, times, failures)
 
 
 def _time_ratios(cells: pd.DataFrame, min_seconds: float) -> pd.DataFrame:
@@ -208,12 +197,8 @@ def markdown(c: Comparison, baseline_name: str, current_name: str) -> str:
         lines.append("")
     if len(c.times):
         lines += ["## Algorithm time (median current/baseline over cells timed ≥ the floor)", "",
-                  f"Machine factor {c.machine:.2f}: the median of the algorithms' ratios"
-                  f"{'' if len(c.times) >= SPEED_FROM else f' (1: fewer than {SPEED_FROM} algorithms timed)'};"
-                  " the gate reads the relative ratio.", "",
-                  "| algorithm | median ratio | relative ratio | timed cells |", "|---|---|---|---|"]
-        lines += [f"| {r.algorithm} | {r.median_ratio:.2f} | {r.relative_ratio:.2f} | {r.timed_cells} |"
-                  for r in c.times.itertuples()]
+                  "| algorithm | median ratio | timed cells |", "|---|---|---|"]
+        lines += [f"| {r.algorithm} | {r.median_ratio:.2f} | {r.timed_cells} |" for r in c.times.itertuples()]
         lines.append("")
     for title, part in (("Appeared", c.appeared), ("Disappeared", c.disappeared)):
         if len(part):

@@ -111,27 +111,6 @@ def test_time_gate_uses_the_median_ratio_of_timed_cells():
     assert compare.compare(_table(1.0), _table(1.3), time_ratio=1.5).ok
 
 
-def _run_of(ratios):
-    """Baseline and current tables of one algorithm per ratio (5 cells each, 1 s in the baseline)."""
-    names = [f"a{i}" for i in range(len(ratios))]
-    base = pd.concat([_table(1.0, algorithm=a) for a in names], ignore_index=True)
-    cur = pd.concat([_table(r, algorithm=a) for a, r in zip(names, ratios)], ignore_index=True)
-    return base, cur
-
-
-def test_time_gate_discounts_the_machine_speed_common_to_all_algorithms():
-    drift = compare.compare(*_run_of([1.4] * 6))  # a slower day: every algorithm 1.4x
-    assert drift.ok and drift.machine == pytest.approx(1.4)
-    slower = compare.compare(*_run_of([1.4] * 5 + [2.1]))  # one of them 1.5x beyond the drift
-    assert slower.failures == [f"a5 is slower: median time ratio 2.10 over 5 timed cell(s), 1.50 relative "
-                               f"to the machine factor 1.40 > 1.25"]
-    assert "| a5 | 2.10 | 1.50 | 5 |" in compare.markdown(slower, "b", "c")
-    one = compare.compare(*_run_of([1.0] * 5 + [1.3]))
-    assert not one.ok and one.machine == 1.0 and "a5" in one.failures[0]
-    few = compare.compare(*_run_of([1.4] * 4))  # too few algorithms to tell the machine's speed
-    assert few.machine == 1.0 and len(few.failures) == 4
-
-
 def test_il_gate_spares_randomized_algorithms():
     moved = compare.compare(_table(1.0, il=1.0), _table(1.0, il=1.5))
     assert not moved.ok
