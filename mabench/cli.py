@@ -680,7 +680,9 @@ def _interrupt(signum, frame):  # SIGINT and SIGTERM (e.g. from a workflow manag
 
 def _quiet_interrupt(previous):
     def hook(unraisable):
-        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+        # once a signal has arrived, a library object whose __del__ fails later (e.g. llvmlite's, freed
+        # after a compile was cut short) must not print a traceback after the one line either
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt) and not _SIGNALLED:
             previous(unraisable)
     return hook
 
@@ -736,7 +738,8 @@ class _Interrupts:
         import signal
 
         self.done.set()
-        sys.unraisablehook = self.previous_hook
+        if not _SIGNALLED:  # after a signal the quiet hook stays until the process ends
+            sys.unraisablehook = self.previous_hook
         signal.set_wakeup_fd(self.previous_fd)
         for sig, handler in self.previous.items():
             signal.signal(sig, handler)
