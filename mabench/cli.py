@@ -336,8 +336,8 @@ def cmd_compare(args) -> None:
     deterministic = {name: algo.deterministic for name, algo in discovery.algorithms().items()}
     changed = [a.strip() for a in (args.changed or "").split(",") if a.strip()]
     result = compare.compare(baseline, current, changed=changed, il_tolerance=args.il_tolerance,
-                             time_ratio=args.time_ratio, min_seconds=args.min_seconds, registry=registry,
-                             deterministic=deterministic)
+                             time_ratio=None if args.no_time_gate else args.time_ratio,
+                             min_seconds=args.min_seconds, registry=registry, deterministic=deterministic)
     text = compare.markdown(result, args.baseline, args.current)
     if args.out:
         io.write_text(args.out, text + "\n")
@@ -587,6 +587,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--changed", help="algorithms changed on purpose (comma-separated): their IL may move")
     s.add_argument("--il-tolerance", type=float, default=1e-9, help="largest IL change of a deterministic cell")
     s.add_argument("--time-ratio", type=float, default=1.25, help="largest median time ratio of an algorithm")
+    s.add_argument("--no-time-gate", action="store_true", help="list the time ratios without gating them "
+                   "(the baseline was timed in another session; `make regress` does this)")
     s.add_argument("--min-seconds", type=float, default=0.05,
                    help="cells faster than this in the baseline are not timed (noise)")
     s.add_argument("--published", default=None, help="registry CSV for verdict changes (default: "

@@ -12,6 +12,9 @@ disappeared. Three gates decide whether the change passes:
 * **an algorithm got slower**: the median over its cells of current/baseline
   ``seconds`` exceeds ``time_ratio`` (1.25). Cells whose baseline time is under
   ``min_seconds`` (0.05 s) are too short to time on a shared machine and do not count.
+  ``time_ratio=None`` lists the ratios without gating them: times recorded on another
+  day measure the machine as much as the code (docs/regression.md), so the time gate
+  belongs to two tables timed in one session (:func:`median_of_runs` merges alternating runs).
 """
 
 from __future__ import annotations
@@ -101,6 +104,7 @@ class Comparison:
     verdicts: pd.DataFrame  # registry rows whose verdict changed
     times: pd.DataFrame  # per algorithm: median time ratio over timed cells
     failures: list[str] = field(default_factory=list)
+    time_gated: bool = True  # False: the time ratios are listed, not gated
 
     @property
     def ok(self) -> bool:
@@ -108,7 +112,7 @@ class Comparison:
 
 
 def compare(baseline: pd.DataFrame, current: pd.DataFrame, *, changed=(), il_tolerance: float = 1e-9,
-            time_ratio: float = 1.25, min_seconds: float = 0.05, registry: pd.DataFrame | None = None,
+            time_ratio: float | None = 1.25, min_seconds: float = 0.05, registry: pd.DataFrame | None = None,
             deterministic: dict[str, bool] | None = None) -> Comparison:
     changed = set(changed)
     both = baseline.merge(current, on=KEY, how="outer", suffixes=("_base", "_cur"), indicator=True)
@@ -143,13 +147,31 @@ def compare(baseline: pd.DataFrame, current: pd.DataFrame, *, changed=(), il_tol
         failures.append(f"verdict got worse: {row.source} {row.table} {row.row} {row.column} "
                         f"({row.dataset} k={row.k}): {row.verdict_base} -> {row.verdict_cur}")
     times = _time_ratios(cells, min_seconds)
-    for row in times.itertuples():
+    for row in times.itertuples() if time_ratio is not None else ():
         if row.median_ratio > time_ratio:
             failures.append(f"{row.algorithm} is slower: median time ratio {row.median_ratio:.2f} over "
                             f"{row.timed_cells} timed cell(s) > {time_ratio:.2f}")
     if len(disappeared):
         failures.append(f"{len(disappeared)} cell(s) of the baseline are missing from the current results")
-    return Comparison(cells, appeared, disappeared, verdicts, times, failures)
+    return Comparison(cells, appeared, disappeared, verdicts, times, failures, time_ratio is not None)
+
+
+def median_of_runs(runs: list[pd.DataFrame]) -> pd.DataFrame:
+    """One results table from several runs of the same cells (e.g. alternating with another
+    checkout's runs in one session): the first run's rows with each cell's median ``seconds`` over
+    the runs. A UserError when the runs do not hold the same cells."""
+    if not runs:
+        raise UserError("no runs to merge; give at least one results table")
+    first = runs[0].set_index(KEY)
+    seconds = []
+    for i, run in enumerate(runs):
+        run = run.set_index(KEY)
+        if len(run) != len(first) or not run.index.sort_values().equals(first.index.sort_values()):
+            raise UserError(f"run {i + 1} holds other cells than run 1; merge runs of the same cells only")
+        seconds.append(run["seconds"].reindex(first.index).to_numpy())
+    out = first.copy()
+    out["seconds"] = np.median(np.vstack(seconds), axis=0)
+    return out.reset_index()[runs[0].columns]
 
 
 def _time_ratios(cells: pd.DataFrame, min_seconds: float) -> pd.DataFrame:
@@ -196,8 +218,11 @@ def markdown(c: Comparison, baseline_name: str, current_name: str) -> str:
                   for r in c.verdicts.itertuples()]
         lines.append("")
     if len(c.times):
-        lines += ["## Algorithm time (median current/baseline over cells timed ≥ the floor)", "",
-                  "| algorithm | median ratio | timed cells |", "|---|---|---|"]
+        lines += ["## Algorithm time (median current/baseline over cells timed ≥ the floor)", ""]
+        if not c.time_gated:
+            lines += ["Listed, not gated: the baseline's times come from another session. For a time verdict, "
+                      "time both checkouts in one session (`make regress-time BASE=<commit>`).", ""]
+        lines += ["| algorithm | median ratio | timed cells |", "|---|---|---|"]
         lines += [f"| {r.algorithm} | {r.median_ratio:.2f} | {r.timed_cells} |" for r in c.times.itertuples()]
         lines.append("")
     for title, part in (("Appeared", c.appeared), ("Disappeared", c.disappeared)):

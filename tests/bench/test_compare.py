@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from mabench.errors import UserError
 from mabench.report import compare
 from support import ROOT
 
@@ -109,6 +110,33 @@ def test_time_gate_uses_the_median_ratio_of_timed_cells():
     assert compare.compare(_table(1.0), _table(1.2)).ok
     assert compare.compare(_table(0.01), _table(0.05)).ok  # too short to time: not gated
     assert compare.compare(_table(1.0), _table(1.3), time_ratio=1.5).ok
+
+
+def test_without_the_time_gate_the_ratios_are_listed_not_gated(tmp_path):
+    slow = compare.compare(_table(1.0), _table(1.3), time_ratio=None)
+    assert slow.ok and slow.times["median_ratio"].iloc[0] == pytest.approx(1.3)
+    assert "Listed, not gated" in compare.markdown(slow, "a", "b")
+    assert "Listed, not gated" not in compare.markdown(compare.compare(_table(1.0), _table(1.0)), "a", "b")
+    assert not compare.compare(_table(1.0, il=1.0), _table(1.3, il=2.0), time_ratio=None).ok  # IL still gated
+    _table(1.0).to_csv(tmp_path / "a.csv", index=False)
+    _table(1.3).to_csv(tmp_path / "b.csv", index=False)
+    args = ("compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--published", "none")
+    assert mabench(*args).returncode == 1
+    proc = mabench(*args, "--no-time-gate")
+    assert proc.returncode == 0 and "| mdav | 1.30 | 5 |" in proc.stdout, proc.stdout
+
+
+def test_median_of_runs_takes_each_cells_median_seconds():
+    runs = [_table(1.0), _table(3.0), _table(2.0)]
+    runs[1].loc[0, "seconds"] = 0.5
+    merged = compare.median_of_runs(runs)
+    assert list(merged.columns) == list(runs[0].columns)
+    assert merged["seconds"].tolist() == [1.0, 2.0, 2.0, 2.0, 2.0]
+    assert merged["il"].tolist() == runs[0]["il"].tolist()
+    shuffled = _table(5.0).iloc[::-1]  # row order does not matter, the cell key does
+    assert compare.median_of_runs([_table(1.0), shuffled])["seconds"].tolist() == [3.0] * 5
+    with pytest.raises(UserError, match="other cells than run 1"):
+        compare.median_of_runs([_table(1.0, n=5), _table(1.0, n=4)])
 
 
 def test_il_gate_spares_randomized_algorithms():
