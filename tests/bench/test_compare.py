@@ -179,3 +179,14 @@ def test_regress_skips_a_setting_at_a_k_it_does_not_apply_to(tmp_path):
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
     proc = mabench("regress", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "r.csv"))
     assert proc.returncode == 0 and "k=10" not in proc.stderr, proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["no-such-commit"], "is not a commit of this repository"),
+    (["HEAD", "--rounds", "0"], "--rounds must be at least 1"),
+])
+def test_regress_time_refuses_bad_input_before_cloning(tmp_path, args, words):
+    proc = subprocess.run([sys.executable, str(ROOT / "workflow" / "scripts" / "regress_time.py"), *args,
+                           "--dir", str(tmp_path / "time")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and words in proc.stderr, proc.stderr
+    assert not (tmp_path / "time").exists()
