@@ -53,8 +53,10 @@ def regress(checkout: Path, algorithms: str | None, out: Path) -> None:
     cmd = [str(checkout / ".venv" / "bin" / "mabench"), "regress", "--out", str(out)]
     if algorithms:
         cmd += ["--algorithms", algorithms]
-    with open(out.with_suffix(".log"), "w") as log:
-        subprocess.run(cmd, cwd=checkout, check=True, stdout=log, stderr=subprocess.STDOUT)
+    log = out.with_suffix(".log")
+    with open(log, "w") as sink:
+        if subprocess.run(cmd, cwd=checkout, stdout=sink, stderr=subprocess.STDOUT).returncode:
+            fail(f"`mabench regress` failed in {checkout}; see {log}")
 
 
 def main(argv=None) -> int:
