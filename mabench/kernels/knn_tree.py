@@ -22,7 +22,7 @@ Exactness (bit for bit the pass's answer, tests/metrics/test_metrics_scale.py):
   records are at most that far; a record AT that distance can still win on its
   index, so only strictly larger bounds prune).
 
-Memory: the records in tree order (n·d floats, twice) plus O(n/LEAF · d) box bounds; the tree is
+Memory: the records in tree order (n·d floats) plus O(n/LEAF · d) box bounds; the tree is
 kernels/kdtree.py's (64-record leaves, median splits on the widest column).
 Queries are independent and each writes its own slot: identical results for any
 thread count.
@@ -40,10 +40,9 @@ _QBLOCK = 256  # queries per parallel task (tasks are independent: thread count 
 
 def _static_tree(Z):
     """kernels/kdtree.kd_build's tree over all records, as the queries here read it: (record of each
-    position, per node its position range, children, box), and the records' columns in tree order."""
+    position, per node its position range, children, box), and the records' rows in tree order."""
     T = kd_build(Z, np.arange(Z.shape[0]))
-    ZT = np.ascontiguousarray(T[0].T)  # one row per column: a leaf's distances are vectorized across it
-    return T[1], T[3], T[4], T[5], T[6], T[8], T[9], ZT
+    return T[1], T[3], T[4], T[5], T[6], T[8], T[9], T[0]
 
 
 @njit(cache=True, inline="always")
@@ -56,7 +55,7 @@ def _dist(X, p, c):
 
 
 @njit(cache=True)
-def _query(ZT, buf, perm, start, stop, left, right, blo, bhi, Z, C, q, starts, members, stack, out_i, out_d,
+def _query(P, perm, start, stop, left, right, blo, bhi, Z, C, q, starts, members, stack, out_i, out_d,
            count_only):
     """Nearest two of C[q] into out_i/out_d[q]. ``count_only``: stop as soon as two records are strictly
     nearer than every member of group q (then none of its members can be linked, whatever the tie
@@ -89,18 +88,10 @@ def _query(ZT, buf, perm, start, stop, left, right, blo, bhi, Z, C, q, starts, m
         if a < 0:
             lo = start[node]
             m = stop[node] - lo
-            # the leaf's distances, vectorized across its records (each one still summed column by
-            # column from 0.0: the same rounding as _dist)
+            # row by row: a leaf's rows are contiguous, and leaves are read in a data-dependent order, where
+            # distances vectorized across a leaf's columns were 2.3x slower (docs/metrics.md)
             for t in range(m):
-                buf[t] = 0.0
-            for j in range(c.shape[0]):
-                cj = c[j]
-                row = ZT[j]
-                for t in range(m):
-                    u = row[lo + t] - cj
-                    buf[t] += u * u
-            for t in range(m):
-                x = buf[t]
+                x = _dist(P, lo + t, c)
                 if x <= b2d:
                     i = perm[lo + t]
                     if x < b2d or i < b2i:  # (x, i) below the second best, lexicographically
@@ -136,26 +127,24 @@ def _query(ZT, buf, perm, start, stop, left, right, blo, bhi, Z, C, q, starts, m
 
 
 @njit(cache=True, parallel=True)
-def _query_all(ZT, maxleaf, perm, start, stop, left, right, blo, bhi, Z, C, starts, members, out_i, out_d):
+def _query_all(P, perm, start, stop, left, right, blo, bhi, Z, C, starts, members, out_i, out_d):
     g = C.shape[0]
     depth = 2 * 64 + 2  # stack bound: one pending sibling per level (a median split halves: < 64 levels)
     for t in prange((g + _QBLOCK - 1) // _QBLOCK):
         stack = np.empty(depth, dtype=np.int64)
-        buf = np.empty(maxleaf)
         for q in range(t * _QBLOCK, min(g, (t + 1) * _QBLOCK)):
-            _query(ZT, buf, perm, start, stop, left, right, blo, bhi, Z, C, q, starts, members, stack, out_i, out_d,
+            _query(P, perm, start, stop, left, right, blo, bhi, Z, C, q, starts, members, stack, out_i, out_d,
                    False)
 
 
 @njit(cache=True, parallel=True)
-def _linked_all(ZT, maxleaf, perm, start, stop, left, right, blo, bhi, Z, C, starts, members, ties, out_i, out_d, out):
+def _linked_all(P, perm, start, stop, left, right, blo, bhi, Z, C, starts, members, ties, out_i, out_d, out):
     g = C.shape[0]
     depth = 2 * 64 + 2
     for t in prange((g + _QBLOCK - 1) // _QBLOCK):
         stack = np.empty(depth, dtype=np.int64)
-        buf = np.empty(maxleaf)
         for q in range(t * _QBLOCK, min(g, (t + 1) * _QBLOCK)):
-            if _query(ZT, buf, perm, start, stop, left, right, blo, bhi, Z, C, q, starts, members, stack,
+            if _query(P, perm, start, stop, left, right, blo, bhi, Z, C, q, starts, members, stack,
                       out_i, out_d, True) < 0:
                 out[q] = 0
                 continue
@@ -178,12 +167,11 @@ def linked_per_group_tree(Z: np.ndarray, C: np.ndarray, starts: np.ndarray, memb
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)
     g = C.shape[0]
-    perm, start, stop, left, right, blo, bhi, ZT = _static_tree(Z)
-    maxleaf = int((stop - start)[left < 0].max())
+    perm, start, stop, left, right, blo, bhi, P = _static_tree(Z)
     out_i = np.full((g, 2), -1, dtype=np.int64)
     out_d = np.full((g, 2), np.inf)
     out = np.zeros(g, dtype=np.int64)
-    _linked_all(ZT, maxleaf, perm, start, stop, left, right, blo, bhi, Z, C, np.ascontiguousarray(starts, dtype=np.int64),
+    _linked_all(P, perm, start, stop, left, right, blo, bhi, Z, C, np.ascontiguousarray(starts, dtype=np.int64),
                 np.ascontiguousarray(members, dtype=np.int64), ties, out_i, out_d, out)
     return out
 
@@ -201,11 +189,10 @@ def nearest_two_tree(Z: np.ndarray, C: np.ndarray, starts: np.ndarray | None = N
     if starts is None:
         starts = np.zeros(g + 1, dtype=np.int64)
         members = np.zeros(0, dtype=np.int64)
-    perm, start, stop, left, right, blo, bhi, ZT = _static_tree(Z)
-    maxleaf = int((stop - start)[left < 0].max())
+    perm, start, stop, left, right, blo, bhi, P = _static_tree(Z)
     out_i = np.full((g, 2), -1, dtype=np.int64)
     out_d = np.full((g, 2), np.inf)
-    _query_all(ZT, maxleaf, perm, start, stop, left, right, blo, bhi, Z, C,
+    _query_all(P, perm, start, stop, left, right, blo, bhi, Z, C,
                np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(members, dtype=np.int64),
                out_i, out_d)
     return out_i[:, 0].copy(), out_d[:, 0].copy(), out_i[:, 1].copy(), out_d[:, 1].copy()

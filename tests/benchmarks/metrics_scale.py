@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from mabench.kernels.knn_tree import _build
+from mabench.kernels.knn_tree import _static_tree
 from mabench.metrics import REGISTRY, EvalContext, applicable
 
 
@@ -27,7 +27,7 @@ def main(argv: list[str]) -> None:
     rng = np.random.default_rng(0)
     x = rng.standard_normal((n, d)) * 3.0 + 5.0
     z = np.ascontiguousarray((x - x.mean(axis=0)) / x.std(axis=0))
-    order = np.argsort(z[:, 0], kind="stable") if mode == "sorted" else _build(z)[0]
+    order = np.argsort(z[:, 0], kind="stable") if mode == "sorted" else _static_tree(z)[0]
     labels = np.empty(n, dtype=np.int64)
     labels[order] = np.minimum(np.arange(n) // 3, n // 3 - 1)
     ctx = EvalContext(x, z, labels, [f"c{j}" for j in range(d)])

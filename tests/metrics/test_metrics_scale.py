@@ -80,7 +80,8 @@ def test_dld_tree_equals_scan_through_the_metric(kind, scale, ties):
 
 
 def test_auto_uses_the_tree_only_when_the_pass_is_costly():
-    assert not L.use_tree(100, 300, 10) and not L.use_tree(10_000, 30_000, 10)
+    assert not L.use_tree(100, 300, 10) and not L.use_tree(3_000, 8_000, 10)
+    assert L.use_tree(10_000, 30_000, 10) and not L.use_tree(10_000, 30_000, 12)
     assert not L.use_tree(333_334, 1_000_000, 16)  # many dimensions: the pass is faster
     assert L.use_tree(2_000, 6_000, 3)
     assert L.use_tree(333_334, 1_000_000, 10)
