@@ -30,6 +30,16 @@ TINY = 1e-12       # ... plus an absolute one, scaled by the members' magnitude:
                    # member scores exactly 0 while the centroid form, with a rounded mean, stays above 0
 
 
+def tree_pays(from_size, n: int, d: int) -> bool:
+    """Whether n records in d dimensions reach the size from which a tree search was measured faster
+    than a full pass: ``from_size`` = ((max_d, min_n), ...) by increasing max_d; above the last max_d,
+    never (the boxes stop pruning in many dimensions)."""
+    for max_d, min_n in from_size:
+        if d <= max_d:
+            return n >= min_n
+    return False
+
+
 @njit(cache=True)
 def _select(Z, rec, lo, hi, kth, dim):
     """Reorder rec[lo:hi] so that keys Z[rec[i], dim] before ``kth`` are <= and after it >= its key

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit, prange
 
 from mabench.kernels.buffer import UNASSIGNED
-from mabench.kernels.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining, kd_scratch
+from mabench.kernels.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining, kd_scratch, tree_pays
 
 REBUILD = 0.75  # rebuild the tree over the remaining records once fewer than this share of it is left
 SHELL_REBUILD = 0.9  # re-sort the shell order once fewer than this share of its slots are left: grouped
@@ -261,10 +261,7 @@ def use_tree(index: str, n: int, d: int) -> bool:
         raise ValueError(f"index must be one of {INDEXES}, not {index!r}")
     if index != "auto":
         return index == "tree"
-    for max_d, min_n in TREE_FROM:
-        if d <= max_d:
-            return n >= min_n
-    return False
+    return tree_pays(TREE_FROM, n, d)
 
 
 PAIR_FROM = 20_000  # records from which the tree kernels ask a second question on a second thread

@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit, prange
 
 from mabench.kernels.buffer import transposed
+from mabench.kernels.kdtree import tree_pays
 
 TIES_INDEX = 0
 TIES_INCLUSIVE = 1
@@ -144,6 +145,8 @@ def _count_linked(Z, C, starts, members, ties, i1, i2, d2):
 
 
 SEARCHES = ("auto", "tree", "scan")
+# The smallest n at which the tree answered DLD faster than the pass, by dimension (see use_tree).
+TREE_FROM = ((8, 5_000), (10, 10_000), (12, 50_000))
 
 
 def use_tree(g: int, n: int, d: int, search: str = "auto") -> bool:
@@ -156,7 +159,7 @@ def use_tree(g: int, n: int, d: int, search: str = "auto") -> bool:
     n = 50,000 1.34 / 0.87-0.94; d = 14: n = 50,000 1.44 / 1.95 (in many dimensions the boxes stop
     pruning; on 2026-11-23, d = 30, n = 50,000: scan 2.16, tree 22.0)."""
     if search == "auto":
-        return (d <= 8 and n >= 5_000) or (d <= 10 and n >= 10_000) or (d <= 12 and n >= 50_000)
+        return tree_pays(TREE_FROM, n, d)
     return search == "tree"
 
 
