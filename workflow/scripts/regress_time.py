@@ -43,9 +43,10 @@ def base_checkout(commit: str, where: Path) -> Path:
         subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(where)], check=True)
     subprocess.run(["git", "-C", str(where), "fetch", "--quiet", str(ROOT), commit], check=True)
     subprocess.run(["git", "-C", str(where), "checkout", "--quiet", "--detach", commit], check=True)
-    with open(where.parent / "base-env.log", "w") as log:
-        if subprocess.run(["make", "-C", str(where), "env"], stdout=log, stderr=subprocess.STDOUT).returncode:
-            fail(f"the environment of {commit} could not be made; see {log.name}")
+    log = where.parent / "base-env.log"
+    with open(log, "w") as sink:
+        if subprocess.run(["make", "-C", str(where), "env"], stdout=sink, stderr=subprocess.STDOUT).returncode:
+            fail(f"the environment of {commit} could not be made; see {log}")
     return where
 
 
