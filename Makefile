@@ -81,8 +81,9 @@ clean:
 # Long searches for the best-known registry (config/best_known); not part of `make reproduce`.
 # BUDGET = seconds per cell (12 cells: tarragona, census, eia x k = 3, 4, 5, 10); an entry is
 # replaced only when the search lowers its IL. SEED varies the perturbations between sessions.
-# METHOD = icsm | ls | lns | merge (lns: regions re-partitioned exactly; merge: local optima recombined by a
-# set-partitioning IP, docs/algorithms/merge.md; each entry's params record its command).
+# METHOD = icsm | ls | lns | merge | region (lns: regions re-partitioned exactly; merge: local optima recombined
+# by a set-partitioning IP; region: one IP over the costliest groups' region, docs/algorithms/merge.md; each
+# entry's params record its command).
 # The certified lower bounds (config/best_known/bounds.csv) are recomputed from the data every time:
 # the pair bound, and the LP bound by column generation (BOUND_BUDGET seconds per k; a stored bound
 # is replaced only by a larger one of the same method).

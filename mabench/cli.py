@@ -638,10 +638,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--budget", type=float, default=0.0, help="improve: seconds of search")
     s.add_argument("--restarts", type=int, default=0, help="improve: number of perturbation restarts")
     s.add_argument("--seed", type=int, default=0, help="improve: seed of the perturbations")
-    s.add_argument("--method", choices=["icsm", "ls", "lns", "merge"], default="icsm",
+    s.add_argument("--method", choices=["icsm", "ls", "lns", "merge", "region"], default="icsm",
                    help="improve: re-improve each perturbation with ICSM's inner loop, moves/swaps only, or "
-                        "large-neighbourhood search (regions re-partitioned exactly); or merge: pool the groups "
-                        "of many local optima and recombine them by a set-partitioning integer program")
+                        "large-neighbourhood search (regions re-partitioned exactly); merge: pool the groups "
+                        "of many local optima and recombine them by a set-partitioning integer program; region: "
+                        "one integer program over the costliest groups and their neighbours, no randomness "
+                        "(--budget = its time limit)")
     s.add_argument("--dissolve", type=float, default=0.2,
                    help="improve: share of restarts that dissolve a random group instead of exchanging records")
     s.add_argument("--dir", help="registry folder (default: config/best_known)")

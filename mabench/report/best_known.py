@@ -166,6 +166,8 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     _check_improve_args(dataset, k, budget, seed, restarts, perturb, neighbours, dissolve)
     if budget <= 0 and restarts <= 0:
         raise UserError("give a positive --budget (seconds) or --restarts")
+    if method == "region" and budget <= 0:
+        raise UserError("--method region needs a positive --budget: the integer program's time limit in seconds")
     root = Path(root or default_dir())
     Z = _data(dataset)
     if k > Z.shape[0]:
@@ -182,6 +184,8 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     il_start = tr.il(st.sse)
     search.icsm(st)
     rng = np.random.default_rng([seed, k, _order(dataset)])
+    if method == "region":
+        return _improve_region(dataset, k, budget, neighbours, root, Z, st, tr, il_start)
     if method == "merge":
         return _improve_merge(dataset, k, budget, seed, restarts, perturb, neighbours, dissolve, root, Z, st, tr,
                               il_start, rng)
@@ -239,6 +243,22 @@ def _improve_merge(dataset, k, budget, seed, restarts, perturb, neighbours, diss
     return {"dataset": dataset, "k": k, "il_start": il_start, "il": il,
             "previous": None if np.isnan(prev) else prev, "replaced": replaced, "restarts": info["restarts"],
             "rounds": info["rounds"], "pool": info["pool"], "ip_better": info["ip_better"]}
+
+
+def _improve_region(dataset, k, budget, neighbours, root, Z, st, tr, il_start):
+    """``improve --method region``: one integer program over the region of the costliest groups
+    (:func:`mabench.kernels.merge.region_search`); ``budget`` is the program's time limit. No seed:
+    nothing in it is random."""
+    from mabench.kernels import merge, search
+
+    info = merge.region_search(st, neighbours, budget)
+    search.icsm(st)
+    params = (f"neighbours={neighbours};share={merge.REGION_SHARE};near={merge.REGION_NEAR};"
+              f"region_records={info['region_records']};columns={info['columns']};optimal={int(info['optimal'])}"
+              f";command=mabench best-known improve {dataset} -k {k} --method region --budget {budget:g}")
+    replaced, il, prev = record(dataset, k, st.labels, "region", params, 0, f"{budget:g}s", root, Z)
+    return {"dataset": dataset, "k": k, "il_start": il_start, "il": il,
+            "previous": None if np.isnan(prev) else prev, "replaced": replaced, **info}
 
 
 MAX_BUDGET = 1e7  # seconds (~116 days): anything larger is a typo, and inf would never end

@@ -108,6 +108,7 @@ def test_compile_needs_the_data_files_of_its_configuration(tmp_path, capsys, mon
     (["-k", "3", "--budget", "1", "--dissolve", "-1"], "--dissolve -1.0"),
     (["-k", "3", "--budget", "1", "--dissolve", "nan"], "--dissolve nan"),
     (["-k", "3", "--restarts", "-1"], "--restarts -1"),
+    (["-k", "3", "--restarts", "5", "--method", "region"], "--method region needs a positive --budget"),
 ])
 def test_best_known_improve_validates_every_argument(tmp_path, capsys, args, needle):
     assert_user_error(main(capsys, "best-known", "improve", "tarragona", *args, "--dir", tmp_path), needle)
@@ -122,3 +123,14 @@ def test_best_known_improve_adds_a_new_entry(tmp_path, capsys):
     assert (tmp_path / "tarragona_k7.csv.gz").is_file()
     proc = main(capsys, "best-known", "verify", "--dir", tmp_path)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_best_known_improve_region_adds_an_entry_with_its_command(tmp_path, capsys):
+    proc = main(capsys, "best-known", "improve", "tarragona", "-k", "9", "--method", "region", "--budget", "60",
+                "--dir", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["replaced"] is True and out["optimal"] is True and 0 < out["region_records"] <= 834
+    index = (tmp_path / "index.csv").read_text()
+    assert "region" in index and "command=mabench best-known improve tarragona -k 9 --method region --budget 60" in index
+    assert main(capsys, "best-known", "verify", "--dir", tmp_path).returncode == 0

@@ -127,3 +127,76 @@ def test_search_never_worse_valid_and_deterministic():
         assert info["ip_optimal"] == info["rounds"] == 1
         again, _, info2 = _run(Z, k, seed=5)
         assert np.array_equal(again.labels, state.labels) and info2 == info
+
+
+def _neighbourhood_groups(X, k, kmax, neighbours):
+    """Plain Python: {sorted(a ∪ S)} over rows a and subsets S of a's nearest rows, by (distance, row)."""
+    from itertools import combinations
+
+    m = X.shape[0]
+    out = set()
+    for a in range(m):
+        near = sorted((sum((X[a, j] - X[b, j]) ** 2 for j in range(X.shape[1])), b) for b in range(m) if b != a)
+        near = [b for _, b in near[:neighbours]]
+        for size in range(k - 1, kmax):
+            for others in combinations(near, size):
+                out.add(tuple(sorted((a,) + others)))
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=st.integers(3, 11), k=st.integers(2, 3), neighbours=st.integers(1, 6), seed=st.integers(0, 10**6))
+def test_neighbourhood_columns_are_each_rows_groups_with_its_nearest(m, k, neighbours, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(m, 2)).astype(float)  # a small grid: many distance ties
+    members, costs = M.neighbourhood_columns(X, k, 2 * k - 1, neighbours)
+    got = [tuple(g.tolist()) for g in members]
+    assert len(got) == len(set(got))  # each group once
+    assert set(got) == _neighbourhood_groups(X, k, 2 * k - 1, neighbours)
+    for g, c in zip(members, costs):
+        assert c == pytest.approx(((X[g] - X[g].mean(axis=0)) ** 2).sum(), abs=1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(4, 10), k=st.integers(2, 3), seed=st.integers(0, 10**6))
+def test_region_search_over_everything_finds_the_brute_force_optimum(n, k, seed):
+    from itertools import combinations
+
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, 2))
+    state = S.State(Z, K.mdav_labels(Z, k, K.TAIL_2K), k, 2 * k - 1)
+    start = state.sse
+    info = M.region_search(state, neighbours=n - 1, time_limit=30, share=1.0)
+    every = [np.array(c) for s in range(k, 2 * k) for c in combinations(range(n), s)]
+    best = _best_cover(every, np.array([((Z[g] - Z[g].mean(axis=0)) ** 2).sum() for g in every]), n)
+    assert info["optimal"] and info["region_records"] == n
+    assert state.sse == pytest.approx(best, abs=1e-9) and state.sse <= start + 1e-12
+    assert info["improved"] == (best < start - K.EPS)
+
+
+def test_region_search_never_worse_valid_and_deterministic():
+    rng = np.random.default_rng(3)
+    Z = np.concatenate([rng.normal(size=(80, 3)), 6 * rng.normal(size=(10, 3))])  # a costly tail
+    for k in (2, 3):
+        runs = []
+        for _ in range(2):
+            state = S.State(Z, K.mdav_labels(Z, k, K.TAIL_2K), k, 2 * k - 1)
+            start = state.sse
+            info = M.region_search(state, neighbours=6, time_limit=60, share=0.6, near=2)
+            sizes = np.bincount(state.labels)
+            assert sizes.min() >= k and sizes.max() <= 2 * k - 1 and sizes.sum() == len(Z)
+            assert info["improved"] and state.sse < start - 1.0  # MDAV leaves the tail's groups improvable
+            assert state.sse == pytest.approx(K.sse(Z, state.labels, sizes.size), abs=1e-9)
+            assert state.sse == pytest.approx(start - info["sse_before"] + info["sse_after"], abs=1e-9)
+            assert info["region_records"] < len(Z) and info["optimal"]
+            runs.append((state.labels.copy(), info))
+        assert np.array_equal(runs[0][0], runs[1][0]) and runs[0][1] == runs[1][1]
+
+
+def test_region_groups_take_the_costliest_groups_and_their_nearest():
+    # groups 0..3 on a line, group 3 spread out (the costliest); group 2 is its nearest by centroid
+    Z = np.array([[0.0], [0.1], [10.0], [10.1], [20.0], [20.1], [35.0], [41.0]])
+    labels = np.array([0, 0, 1, 1, 2, 2, 3, 3])
+    assert M.region_groups(Z, labels, share=0.5, near=1).tolist() == [2, 3]
+    assert M.region_groups(Z, labels, share=0.5, near=2).tolist() == [1, 2, 3]
+    assert M.region_groups(Z, labels, share=1.0, near=0).tolist() == [0, 1, 2, 3]
