@@ -246,19 +246,28 @@ def _improve_merge(dataset, k, budget, seed, restarts, perturb, neighbours, diss
 
 
 def _improve_region(dataset, k, budget, neighbours, root, Z, st, tr, il_start):
-    """``improve --method region``: one integer program over the region of the costliest groups
-    (:func:`mabench.kernels.merge.region_search`); ``budget`` is the program's time limit. No seed:
-    nothing in it is random."""
+    """``improve --method region``: integer programs over the region of the costliest groups
+    (:func:`mabench.kernels.merge.region_search`), each followed by ICSM, until one changes nothing or
+    ``budget`` seconds have passed (each program's time limit is what is left). No seed: nothing in it
+    is random, so with the budget unspent the result is the same on any machine."""
     from mabench.kernels import merge, search
 
-    info = merge.region_search(st, neighbours, budget)
-    search.icsm(st)
-    params = (f"neighbours={neighbours};share={merge.REGION_SHARE};near={merge.REGION_NEAR};"
+    deadline = time.perf_counter() + budget
+    rounds = 0
+    while True:
+        info = merge.region_search(st, neighbours, max(1e-3, deadline - time.perf_counter()))
+        rounds += 1
+        if not info["improved"]:
+            break
+        search.icsm(st)
+        if time.perf_counter() >= deadline:
+            break
+    params = (f"neighbours={neighbours};share={merge.REGION_SHARE};near={merge.REGION_NEAR};rounds={rounds};"
               f"region_records={info['region_records']};columns={info['columns']};optimal={int(info['optimal'])}"
               f";command=mabench best-known improve {dataset} -k {k} --method region --budget {budget:g}")
     replaced, il, prev = record(dataset, k, st.labels, "region", params, 0, f"{budget:g}s", root, Z)
     return {"dataset": dataset, "k": k, "il_start": il_start, "il": il,
-            "previous": None if np.isnan(prev) else prev, "replaced": replaced, **info}
+            "previous": None if np.isnan(prev) else prev, "replaced": replaced, "rounds": rounds, **info}
 
 
 MAX_BUDGET = 1e7  # seconds (~116 days): anything larger is a typo, and inf would never end

@@ -131,6 +131,7 @@ def test_best_known_improve_region_adds_an_entry_with_its_command(tmp_path, caps
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["replaced"] is True and out["optimal"] is True and 0 < out["region_records"] <= 834
+    assert out["rounds"] >= 1 and out["improved"] is False  # programs ran until one changed nothing
     index = (tmp_path / "index.csv").read_text()
     assert "region" in index and "command=mabench best-known improve tarragona -k 9 --method region --budget 60" in index
     assert main(capsys, "best-known", "verify", "--dir", tmp_path).returncode == 0
