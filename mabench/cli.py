@@ -484,7 +484,8 @@ def cmd_best_known(args) -> None:
         if not args.dataset or args.k is None:
             raise UserError("best-known improve needs DATASET and -k, e.g. `mabench best-known improve eia -k 3 --budget 60`")
         _print_json(best_known.improve(args.dataset, args.k, args.budget, args.seed, args.method, args.restarts,
-                                       dissolve=args.dissolve, root=args.dir))
+                                       dissolve=args.dissolve, root=args.dir,
+                                       **({} if args.neighbours is None else {"neighbours": args.neighbours})))
     else:
         if not args.out_dir:
             raise UserError("best-known table needs --out-dir")
@@ -646,6 +647,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(--budget = its time limit)")
     s.add_argument("--dissolve", type=float, default=0.2,
                    help="improve: share of restarts that dissolve a random group instead of exchanging records")
+    s.add_argument("--neighbours", type=int, default=None,
+                   help="improve (default 8): nearest groups the moves and perturbations consider; region: nearest records each "
+                        "record's candidate groups are drawn from (at least k − 1 for groups to exist)")
     s.add_argument("--dir", help="registry folder (default: config/best_known)")
     s.add_argument("--out-dir", help="table: where best_known.{md,csv} go")
     s.set_defaults(func=cmd_best_known)

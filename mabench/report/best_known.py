@@ -155,8 +155,11 @@ def record(dataset: str, k: int, labels: np.ndarray, method: str, params: str, s
     return True, il, prev
 
 
+NEIGHBOURS = 8  # improve's default: nearest groups for moves and perturbations; region: nearest records
+
+
 def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "icsm", restarts: int = 0,
-            perturb: int = 20, neighbours: int = 8, dissolve: float = 0.2, root=None) -> dict:
+            perturb: int = 20, neighbours: int = NEIGHBOURS, dissolve: float = 0.2, root=None) -> dict:
     """Search from the entry's partition (or from MDAV when there is none): ICSM, then perturbation
     restarts for ``budget`` seconds (or ``restarts`` restarts; a share ``dissolve`` of them dissolve a
     random group instead of exchanging records), then ICSM; replace the entry only when lower."""
@@ -264,7 +267,8 @@ def _improve_region(dataset, k, budget, neighbours, root, Z, st, tr, il_start):
             break
     params = (f"neighbours={neighbours};share={merge.REGION_SHARE};near={merge.REGION_NEAR};rounds={rounds};"
               f"region_records={info['region_records']};columns={info['columns']};optimal={int(info['optimal'])}"
-              f";command=mabench best-known improve {dataset} -k {k} --method region --budget {budget:g}")
+              f";command=mabench best-known improve {dataset} -k {k} --method region --budget {budget:g}"
+              + (f" --neighbours {neighbours}" if neighbours != NEIGHBOURS else ""))
     replaced, il, prev = record(dataset, k, st.labels, "region", params, 0, f"{budget:g}s", root, Z)
     return {"dataset": dataset, "k": k, "il_start": il_start, "il": il,
             "previous": None if np.isnan(prev) else prev, "replaced": replaced, "rounds": rounds, **info}
@@ -287,7 +291,7 @@ def _check_improve_args(dataset, k, budget, seed, restarts, perturb, neighbours,
     check_seed(seed)
     if not (isinstance(budget, (int, float)) and math.isfinite(budget) and 0 <= budget <= MAX_BUDGET):
         raise UserError(f"--budget {budget!r} must be a finite number of seconds in 0..{MAX_BUDGET:g}")
-    for name, value, low in (("--restarts", restarts, 0), ("perturb", perturb, 1), ("neighbours", neighbours, 1)):
+    for name, value, low in (("--restarts", restarts, 0), ("perturb", perturb, 1), ("--neighbours", neighbours, 1)):
         if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < low or value > 2**63 - 1:
             raise UserError(f"{name} {value!r} must be an integer >= {low}")
     if not (isinstance(dissolve, (int, float)) and math.isfinite(dissolve) and 0.0 <= dissolve <= 1.0):
