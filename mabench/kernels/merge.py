@@ -31,6 +31,7 @@ POOL_CAP = 60000  # groups kept; beyond it the oldest unprotected ones are dropp
 DIVERSIFY = 40  # chain c > 0 starts after max(perturb·c, c·n/DIVERSIFY) record exchanges
 REGION_SHARE = 0.99  # region_search: the costliest groups holding this share of the SSE ...
 REGION_NEAR = 3  # ... each with this many nearest groups (by centroid)
+REGION_COLUMNS = 3_000_000  # most candidate groups a region program may enumerate (memory: ~1 GB)
 
 
 def group_members(labels: np.ndarray) -> list[np.ndarray]:
@@ -288,6 +289,14 @@ def region_groups(Z: np.ndarray, labels: np.ndarray, share: float = REGION_SHARE
     return np.array(sorted(chosen), dtype=np.int64)
 
 
+def column_count(m: int, k: int, kmax: int, neighbours: int) -> int:
+    """How many groups :func:`neighbourhood_columns` enumerates for m rows, before duplicates go."""
+    from math import comb
+
+    near = min(neighbours, m - 1)
+    return m * sum(comb(near, others) for others in range(k - 1, min(kmax - 1, near) + 1))
+
+
 def neighbourhood_columns(X: np.ndarray, k: int, kmax: int, neighbours: int) -> tuple[list[np.ndarray], np.ndarray]:
     """Every group of k..kmax rows of X made of one row and some of its ``neighbours`` nearest other rows
     (squared Euclidean distance, ties to the lower row), once each: (rows ascending, SSE) per group."""
@@ -330,9 +339,9 @@ def region_search(st, neighbours: int, time_limit: float, share: float = REGION_
     position[records] = np.arange(records.size)
     columns, costs = neighbourhood_columns(Z[records], k, kmax, neighbours)
     seen = {group_key(c) for c in columns}
-    own = [position[members[g]] for g in chosen if group_key(position[members[g]]) not in seen]
-    columns += own
-    costs = np.concatenate([costs, [sse[g] for g in chosen if group_key(position[members[g]]) not in seen]])
+    own = [g for g in chosen if group_key(position[members[g]]) not in seen]
+    columns += [position[members[g]] for g in own]
+    costs = np.concatenate([costs, sse[own]])
     before = float(sse[chosen].sum())
     sol = solve(columns, costs, records.size, time_limit)
     info = {"region_groups": int(chosen.size), "region_records": int(records.size),

@@ -176,6 +176,14 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     if k > Z.shape[0]:
         raise UserError(f"-k {k} is larger than {dataset}'s {Z.shape[0]} records; use k <= {Z.shape[0]}")
     kmax = 2 * k - 1
+    if method == "region":
+        from mabench.kernels import merge
+
+        most = merge.column_count(Z.shape[0], k, kmax, neighbours)
+        if most > merge.REGION_COLUMNS:
+            raise UserError(f"--method region at k={k} with --neighbours {neighbours} may enumerate {most:,} groups "
+                            f"on {dataset}, more than the {merge.REGION_COLUMNS:,} that fit in memory; use a smaller "
+                            "--neighbours")
     start_labels = None
     if (root / "index.csv").exists():
         index = load_index(root)

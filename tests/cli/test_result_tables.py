@@ -110,6 +110,7 @@ def test_compile_needs_the_data_files_of_its_configuration(tmp_path, capsys, mon
     (["-k", "3", "--restarts", "-1"], "--restarts -1"),
     (["-k", "3", "--restarts", "5", "--method", "region"], "--method region needs a positive --budget"),
     (["-k", "3", "--budget", "1", "--neighbours", "0"], "--neighbours 0 must be an integer >= 1"),
+    (["-k", "10", "--budget", "1", "--method", "region", "--neighbours", "30"], "use a smaller --neighbours"),
 ])
 def test_best_known_improve_validates_every_argument(tmp_path, capsys, args, needle):
     assert_user_error(main(capsys, "best-known", "improve", "tarragona", *args, "--dir", tmp_path), needle)

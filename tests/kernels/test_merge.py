@@ -153,6 +153,7 @@ def test_neighbourhood_columns_are_each_rows_groups_with_its_nearest(m, k, neigh
     got = [tuple(g.tolist()) for g in members]
     assert len(got) == len(set(got))  # each group once
     assert set(got) == _neighbourhood_groups(X, k, 2 * k - 1, neighbours)
+    assert M.column_count(m, k, 2 * k - 1, neighbours) >= len(got)  # before duplicates go
     for g, c in zip(members, costs):
         assert c == pytest.approx(((X[g] - X[g].mean(axis=0)) ** 2).sum(), abs=1e-12)
 
