@@ -302,13 +302,11 @@ def neighbourhood_columns(X: np.ndarray, k: int, kmax: int, neighbours: int) -> 
     (squared Euclidean distance, ties to the lower row), once each: (rows ascending, SSE) per group."""
     from itertools import combinations
 
+    from mabench.kernels.bounds import nearest_sq
+
     m = X.shape[0]
     near = min(neighbours, m - 1)
-    nearest = np.empty((m, near), dtype=np.int64)
-    for i in range(m):  # row by row: an m × m × d difference array would not fit for large regions
-        dist = ((X - X[i]) ** 2).sum(axis=1)
-        dist[i] = np.inf
-        nearest[i] = np.argsort(dist, kind="stable")[:near]
+    _, nearest = nearest_sq(np.ascontiguousarray(X, dtype=np.float64), near)
     members, costs = [], []
     for others in range(k - 1, min(kmax - 1, near) + 1):
         pick = np.array(list(combinations(range(near), others)), dtype=np.int64).reshape(-1, others)
