@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import sys
 import time
@@ -679,11 +680,32 @@ GRACE_SECONDS = 1.0
 
 
 _SIGNALLED: list = []  # set once a SIGINT or SIGTERM has arrived
+_ARMED: list = []  # non-empty while _main's handlers can take a KeyboardInterrupt
+_UNWOUND: list = []  # the interrupt, kept: see _keep
 
 
 def _interrupt(signum, frame):  # SIGINT and SIGTERM (e.g. from a workflow manager) unwind like Ctrl-C
     _SIGNALLED.append(signum)
-    raise KeyboardInterrupt
+    gc.disable()  # see _keep; no import here: a handler can run inside another import's locking
+    if _ARMED:  # unarmed (handlers still being installed, or the command committed): only recorded
+        raise KeyboardInterrupt
+
+
+def _arm() -> None:
+    """From here a signal raises KeyboardInterrupt; one that arrived while the handlers were being
+    installed raises it now."""
+    _ARMED.append(True)
+    if _SIGNALLED:
+        raise KeyboardInterrupt
+
+
+def _keep(exc: BaseException) -> None:
+    """After a signal, free nothing the interrupted code held: a compile or cache load that Numba and
+    llvmlite did not finish leaves LLVM objects whose release can fail or crash the process after the
+    one line. The exception keeps its traceback (the frames and their objects) and the cyclic collector
+    stays off (``_interrupt``) until :func:`run` ends the process with ``os._exit``."""
+    if _SIGNALLED:
+        _UNWOUND.append(exc)
 
 
 def _quiet_interrupt(previous):
@@ -702,6 +724,9 @@ class _Interrupts:
     files while the stack unwinds. A Numba kernel does not return to Python until it is done, so a
     watchdog thread, woken by the signal itself (``signal.set_wakeup_fd``), gives the main thread
     GRACE_SECONDS to unwind and otherwise removes the temporary files and exits with status 130.
+
+    The handlers raise only while armed, from the start of ``_main``'s try until its files are
+    committed; a signal before that is recorded and raised by ``_arm``, one after it only recorded.
     """
 
     def __enter__(self):
@@ -709,17 +734,21 @@ class _Interrupts:
         import socket
         import threading
 
+        _SIGNALLED.clear()
+        _ARMED.clear()
         self.active = threading.current_thread() is threading.main_thread()
         if not self.active:
             return self
-        self.done = threading.Event()
-        self.reader, self.writer = socket.socketpair()
-        self.writer.setblocking(False)
+        # first, and unarmed until _main's try (_arm): a signal from here on is recorded, never raised
+        # where nothing would catch it (e.g. in Thread.start below)
         self.previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
         # the KeyboardInterrupt of a signal that lands in a C callback cannot propagate there; Python
         # would print it with a traceback ("Exception ignored ..."): the one line comes from _main
         self.previous_hook = sys.unraisablehook
         sys.unraisablehook = _quiet_interrupt(self.previous_hook)
+        self.done = threading.Event()
+        self.reader, self.writer = socket.socketpair()
+        self.writer.setblocking(False)
         self.previous_fd = signal.set_wakeup_fd(self.writer.fileno(), warn_on_full_buffer=False)
         threading.Thread(target=self._watch, name="mabench-interrupts", daemon=True).start()
         return self
@@ -745,6 +774,7 @@ class _Interrupts:
             return False
         import signal
 
+        _ARMED.clear()  # a signal from here on arrives after the command's outcome: it is only recorded
         self.done.set()
         if not _SIGNALLED:  # after a signal the quiet hook stays until the process ends
             sys.unraisablehook = self.previous_hook
@@ -791,8 +821,8 @@ def _main(argv) -> int:
     from mabench import io
 
     _PENDING.clear()
-    _SIGNALLED.clear()
     try:
+        _arm()
         args = build_parser().parse_args(argv)
         gate = None
         # Every file a command writes is committed together, before anything is printed; `batch`
@@ -803,6 +833,7 @@ def _main(argv) -> int:
                 args.func(args)
             except GateFailed as exc:  # a finished comparison: its report files are kept
                 gate = exc
+        _ARMED.clear()  # committed: a signal now no longer undoes the command (it is only recorded)
         sys.stdout.write("".join(_PENDING))
         sys.stdout.flush()
         if gate is not None:
@@ -813,8 +844,9 @@ def _main(argv) -> int:
     except GateFailed as exc:
         sys.stderr.write(f"mabench: regression check failed: {exc.args[0]} gate(s); see the report above\n")
         return EXIT_GATE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         # Outputs are staged in temporary files that the output layer removed while unwinding.
+        _keep(exc)
         sys.stderr.write(INTERRUPTED)
         return 130
     except BrokenPipeError:  # e.g. `mabench list algorithms | head -1`
@@ -830,14 +862,16 @@ def _main(argv) -> int:
 
         sys.stderr.write(f"mabench: error: {os_error(exc, exc.filename or '?', 'access')}\n")
         return EXIT_USAGE
-    except Exception:
+    except Exception as exc:
         # A signal that lands inside a library callback (e.g. LLVM's while Numba compiles) is swallowed
         # there and resurfaces as that library's own error: after a signal, any failure is the interrupt.
         if not _SIGNALLED:
             raise
+        _keep(exc)
         sys.stderr.write(INTERRUPTED)
         return 130
     finally:
+        _ARMED.clear()
         _PENDING.clear()
     return 0
 

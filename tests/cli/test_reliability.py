@@ -27,6 +27,7 @@ import pytest
 
 from support import ROOT, assert_user_error, main_in_process as main
 from mabench import io
+from mabench.cli import INTERRUPTED
 from mabench.errors import UserError
 
 GOOD = "a,b\n1,2\n3,5\n4,1\n7,8\n2,2\n9,4\n"
@@ -204,6 +205,90 @@ def test_interrupted_run_exits_130_without_traceback_or_file(tmp_path, sig, stat
     assert "Traceback" not in err and len(err.splitlines()) == 1 and "interrupted" in err
     assert out == ""
     assert listing(tmp_path) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_while_the_handlers_are_installed_exits_130(tmp_path, sig):
+    """The signal lands as soon as the watchdog thread exists: inside main()'s set-up, before the
+    command's try. It must still end as interrupted: 130, one line, no traceback."""
+    proc = _start(["run", "mdav", "uniform[n=400000,d=8]", "-k", "3", "--out", "p.csv"], tmp_path)
+    deadline = time.monotonic() + 120
+    while len(os.listdir(f"/proc/{proc.pid}/task")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.001)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=120)
+    assert (proc.returncode, err, out) == (130, INTERRUPTED, "")
+    assert listing(tmp_path) == []
+
+
+@pytest.fixture
+def signal_handler(monkeypatch):
+    """cli._interrupt, the handler a real signal runs, with the collector re-enabled and the kept
+    interrupt dropped afterwards (after a signal the process keeps both until it exits)."""
+    import gc
+
+    from mabench import cli
+
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # a signalled run keeps its quiet hook
+    yield cli._interrupt
+    gc.enable()
+    cli._UNWOUND.clear()
+
+
+def test_a_signal_before_the_command_starts_ends_it_as_interrupted(work, capsys, monkeypatch, signal_handler):
+    from mabench import cli
+
+    enter = cli._Interrupts.__enter__
+
+    def enter_then_signal(self):
+        entered = enter(self)
+        signal_handler(signal.SIGTERM, None)  # unarmed: recorded, not raised here
+        return entered
+
+    monkeypatch.setattr(cli._Interrupts, "__enter__", enter_then_signal)
+    proc = main(capsys, "run", "mdav", "good.csv", "-k", "2", "--out", "p.csv")
+    assert (proc.returncode, proc.stderr, proc.stdout) == (130, INTERRUPTED, "")
+    assert listing(work) == ["good.csv"]
+
+
+def test_a_signal_after_the_commit_keeps_the_finished_command(work, capsys, monkeypatch, signal_handler):
+    from mabench import cli
+
+    leave = cli._Interrupts.__exit__
+
+    def signal_then_exit(self, *exc):
+        signal_handler(signal.SIGINT, None)  # disarmed: the command's outcome stands
+        return leave(self, *exc)
+
+    monkeypatch.setattr(cli._Interrupts, "__exit__", signal_then_exit)
+    proc = main(capsys, "run", "mdav", "good.csv", "-k", "2", "--out", "p.csv")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert (work / "p.csv").read_text().startswith("group\n")
+
+
+def test_after_a_signal_nothing_the_interrupted_code_held_is_freed(work, capsys, monkeypatch, signal_handler):
+    """Half-built LLVM objects of an interrupted compile can crash when released, so after a signal
+    the interrupt keeps its frames, and the cyclic collector is off, until the process exits."""
+    import gc
+
+    from mabench import cli
+
+    freed = []
+
+    class Held:
+        def __del__(self):
+            freed.append(True)
+
+    def interrupted_while_holding(args):
+        held = Held()
+        held.cycle = held  # only the collector could free it
+        signal_handler(signal.SIGTERM, None)  # armed: raises KeyboardInterrupt here
+
+    monkeypatch.setattr(cli, "cmd_list", interrupted_while_holding)
+    proc = main(capsys, "list", "algorithms")
+    assert (proc.returncode, proc.stderr) == (130, INTERRUPTED)
+    gc.collect()
+    assert freed == [] and not gc.isenabled()
 
 
 # Python marks the interpreter when a KeyboardInterrupt leaves code run through PyRun_String (as
