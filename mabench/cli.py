@@ -763,7 +763,7 @@ class _Interrupts:
                 return
         except OSError:
             return
-        if self.done.wait(GRACE_SECONDS):
+        if self.done.wait(GRACE_SECONDS) or not _ARMED:  # unwound, or committed: the outcome stands
             return
         io.abort_all()
         os.write(2, INTERRUPTED.encode())

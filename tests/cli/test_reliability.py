@@ -266,6 +266,29 @@ def test_a_signal_after_the_commit_keeps_the_finished_command(work, capsys, monk
     assert (work / "p.csv").read_text().startswith("group\n")
 
 
+SIGNAL_AFTER_THE_COMMIT = """
+import os, signal, sys, time
+from mabench import cli
+leave = cli._Interrupts.__exit__
+def late_signal_then_exit(self, *exc):
+    os.kill(os.getpid(), signal.SIGTERM)  # a real signal: it also wakes the watchdog
+    time.sleep(cli.GRACE_SECONDS + 1.0)  # longer than the watchdog's grace
+    return leave(self, *exc)
+cli._Interrupts.__exit__ = late_signal_then_exit
+sys.argv = ["mabench", "run", "mdav", "good.csv", "-k", "2", "--out", "p.csv"]
+cli.run()
+"""
+
+
+def test_a_signal_after_the_commit_does_not_wake_the_watchdog_into_an_exit(tmp_path):
+    (tmp_path / "good.csv").write_text(GOOD)
+    env = {**os.environ, "MABENCH_HOME": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", SIGNAL_AFTER_THE_COMMIT], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert (tmp_path / "p.csv").read_text().startswith("group\n")
+
+
 def test_after_a_signal_nothing_the_interrupted_code_held_is_freed(work, capsys, monkeypatch, signal_handler):
     """Half-built LLVM objects of an interrupted compile can crash when released, so after a signal
     the interrupt keeps its frames, and the cyclic collector is off, until the process exits."""
