@@ -774,7 +774,6 @@ class _Interrupts:
             return False
         import signal
 
-        _ARMED.clear()  # a signal from here on arrives after the command's outcome: it is only recorded
         self.done.set()
         if not _SIGNALLED:  # after a signal the quiet hook stays until the process ends
             sys.unraisablehook = self.previous_hook
