@@ -289,12 +289,17 @@ def region_groups(Z: np.ndarray, labels: np.ndarray, share: float = REGION_SHARE
     return np.array(sorted(chosen), dtype=np.int64)
 
 
+def _companion_counts(k: int, kmax: int, near: int) -> range:
+    """How many of its ``near`` nearest rows join a row in :func:`neighbourhood_columns`' groups."""
+    return range(k - 1, min(kmax - 1, near) + 1)
+
+
 def column_count(m: int, k: int, kmax: int, neighbours: int) -> int:
     """How many groups :func:`neighbourhood_columns` enumerates for m rows, before duplicates go."""
     from math import comb
 
     near = min(neighbours, m - 1)
-    return m * sum(comb(near, others) for others in range(k - 1, min(kmax - 1, near) + 1))
+    return m * sum(comb(near, others) for others in _companion_counts(k, kmax, near))
 
 
 def neighbourhood_columns(X: np.ndarray, k: int, kmax: int, neighbours: int) -> tuple[list[np.ndarray], np.ndarray]:
@@ -308,7 +313,7 @@ def neighbourhood_columns(X: np.ndarray, k: int, kmax: int, neighbours: int) -> 
     near = min(neighbours, m - 1)
     _, nearest = nearest_sq(np.ascontiguousarray(X, dtype=np.float64), near)
     members, costs = [], []
-    for others in range(k - 1, min(kmax - 1, near) + 1):
+    for others in _companion_counts(k, kmax, near):
         pick = np.array(list(combinations(range(near), others)), dtype=np.int64).reshape(-1, others)
         groups = np.concatenate([np.repeat(np.arange(m), len(pick))[:, None],
                                  nearest[:, pick].reshape(-1, others)], axis=1)
