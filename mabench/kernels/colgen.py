@@ -9,6 +9,8 @@ Columns are groups S with k ≤ |S| ≤ kmax; c_S = SSE(S); reduced cost r(S) = 
   (branch and bound, every group enumerated once by its lowest-index member, nodes pruned or cut
   with the bound proved in docs/bounds.md), and the negative-reduced-cost groups it met. With it,
   L(u) = Σ_i u_i + n·ρ is a lower bound on the LP optimum and hence on the optimal SSE.
+  With subset-row cuts (:func:`cut_index`), whose duals enter r(S) as penalties, the same search
+  bounds the cut LP.
 
 Everything is deterministic (fixed orders, no randomness).
 """
@@ -153,8 +155,36 @@ def _smallest_sum(vals, lo, hi, cnt, buf):
     return s
 
 
+def cut_index(cuts, n):
+    """Subset-row cuts (an (m, 3) array of records) by record, for :func:`certified_price`:
+    (cut_ptr, cut_ids) with record i's cuts at cut_ids[cut_ptr[i]:cut_ptr[i+1]], in cut order."""
+    cuts = np.asarray(cuts, dtype=np.int64).reshape(-1, 3)
+    records = cuts.ravel()
+    order = np.argsort(records, kind="stable")
+    cut_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(records, minlength=n), out=cut_ptr[1:])
+    return cut_ptr, np.ascontiguousarray(np.repeat(np.arange(len(cuts)), 3)[order])
+
+
 @njit(cache=True)
-def certified_price(Z, u, k, kmax, P, node_limit, emax, maxcols):
+def _count_hits(hits, cut_ptr, cut_ids, record, step):
+    """Record joins (step 1) or leaves (step −1) the node's fixed members: its cuts' member counts."""
+    for q in range(cut_ptr[record], cut_ptr[record + 1]):
+        hits[cut_ids[q]] += step
+
+
+@njit(cache=True)
+def _new_penalty(hits, cut_ptr, cut_ids, pen, record):
+    """The penalties a record adds on joining: those of its cuts that hold exactly one fixed member."""
+    s = 0.0
+    for q in range(cut_ptr[record], cut_ptr[record + 1]):
+        if hits[cut_ids[q]] == 1:
+            s += pen[cut_ids[q]]
+    return s
+
+
+@njit(cache=True)
+def certified_price(Z, u, k, kmax, P, node_limit, emax, maxcols, cut_ptr, cut_ids, pen):
     """Lower bound ρ ≤ min(0, min over all groups S (k ≤ |S| ≤ kmax) of r(S)/|S|).
 
     P = nearest_prefix(Z, ≥ kmax−2)[0]. For every anchor i (the lowest-index member) and size m,
@@ -165,7 +195,13 @@ def certified_price(Z, u, k, kmax, P, node_limit, emax, maxcols):
     Nodes with LB/m ≥ the best value found so far (≤ 0) are pruned; after node_limit nodes per
     (anchor, size), or when more than emax candidates survive the root test, the remaining nodes
     contribute their LB/m instead of being explored. Returns (ρ, members (maxcols, kmax) padded −1,
-    sizes, r, number of columns, number of cut nodes)."""
+    sizes, r, number of columns, number of cut nodes).
+
+    Subset-row cuts (three records each, indexed by :func:`cut_index`): record i's cuts are
+    cut_ids[cut_ptr[i]:cut_ptr[i+1]], and a group meeting a cut in two or more records pays its
+    penalty pen ≥ 0 (minus the cut's dual), so r(S) = c_S − u(S) + Σ of those penalties. A node adds
+    the penalties its fixed members already incur; the others are ≥ 0, so LB stays a lower bound.
+    No cuts: cut_ptr all zeros, cut_ids and pen empty."""
     n, d = Z.shape
     best = 0.0
     cutmin = 0.0
@@ -188,6 +224,8 @@ def certified_price(Z, u, k, kmax, P, node_limit, emax, maxcols):
     nxt = np.empty(kmax + 1, dtype=np.int64)
     mem = np.empty(kmax + 1, dtype=np.int64)
     leaf = np.empty(kmax, dtype=np.int64)
+    PEN = np.zeros(kmax + 1)
+    hits = np.zeros(pen.shape[0], dtype=np.int64)  # members of the current T in each cut
     for i in range(n - k + 1):
         cnt = n - i - 1
         for j in range(i + 1, n):
@@ -243,6 +281,8 @@ def certified_price(Z, u, k, kmax, P, node_limit, emax, maxcols):
                     dm[b, a] = s
             PT[1] = 0.0
             UT[1] = u[i]
+            PEN[1] = 0.0
+            _count_hits(hits, cut_ptr, cut_ids, i, 1)
             nxt[1] = 0
             t = 1
             nodes = 0
@@ -252,12 +292,15 @@ def certified_price(Z, u, k, kmax, P, node_limit, emax, maxcols):
                 jj = nxt[t]
                 if jj > e - (m - t):
                     t -= 1
+                    if t >= 1:
+                        _count_hits(hits, cut_ptr, cut_ids, E[mem[t]], -1)
                     continue
                 nxt[t] = jj + 1
                 npt = PT[t] + Dl[t, jj]
                 nut = UT[t] + u[E[jj]]
+                npen = PEN[t] + _new_penalty(hits, cut_ptr, cut_ids, pen, E[jj])
                 if t + 1 == m:
-                    r = npt / m - nut
+                    r = npt / m - nut + npen
                     if r / m < best:
                         best = r / m
                     if r < lbest:
@@ -273,7 +316,7 @@ def certified_price(Z, u, k, kmax, P, node_limit, emax, maxcols):
                 for b in range(jj + 1, e):
                     Dl[t + 1, b] = Dl[t, b] + dm[jj, b]
                     gl[b] = (Dl[t + 1, b] + 0.5 * P[E[b], rest - 1]) / m - u[E[b]]
-                lb = npt / m - nut + _smallest_sum(gl, jj + 1, e, rest, buf)
+                lb = npt / m - nut + npen + _smallest_sum(gl, jj + 1, e, rest, buf)
                 if lb >= best * m:
                     continue
                 if nodes > node_limit:
@@ -282,10 +325,13 @@ def certified_price(Z, u, k, kmax, P, node_limit, emax, maxcols):
                         cutmin = lb / m
                     continue
                 mem[t] = jj
+                _count_hits(hits, cut_ptr, cut_ids, E[jj], 1)
                 t += 1
                 PT[t] = npt
                 UT[t] = nut
+                PEN[t] = npen
                 nxt[t] = jj + 1
+            _count_hits(hits, cut_ptr, cut_ids, i, -1)
             if lsize > 0 and lbest < -1e-12 and ncols < maxcols:
                 for a in range(lsize):
                     cols[ncols, a] = leaf[a]

@@ -11,6 +11,7 @@ read the bound from a file a command produced.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -238,31 +239,80 @@ def _safe(value: float, scale: float) -> float:
     return value - 1e-10 * scale - 1e-12
 
 
-def lagrangian(Z, u, k: int, P, node_limit: int, emax: int, maxcols: int = 1):
-    """L(u) = Σu + n·ρ, ρ = kernels.colgen.certified_price's proven lower bound on min_S r(S)/|S|
-    (stepped down by :func:`_safe`): a lower bound on the LP, hence on the optimal SSE, for ANY u.
-    Returns (L, the certified_price tuple)."""
+def lagrangian(Z, u, k: int, P, node_limit: int, emax: int, maxcols: int = 1, cuts=None):
+    """L(u) = Σu − Σpen + n·ρ, ρ = kernels.colgen.certified_price's proven lower bound on min_S r(S)/|S|
+    (stepped down by :func:`_safe`): a lower bound on the LP, hence on the optimal SSE, for ANY u and
+    any penalties pen ≥ 0 on the subset-row cuts. ``cuts``: (cut_ptr, cut_ids, pen) from
+    kernels.colgen.cut_index, or None. Returns (L, the certified_price tuple)."""
     from mabench.kernels import colgen as CG
 
+    n = Z.shape[0]
     u = np.ascontiguousarray(u, dtype=np.float64)
-    out = CG.certified_price(Z, u, k, 2 * k - 1, P, node_limit, emax, maxcols)
+    if cuts is None:
+        cuts = (np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+    cut_ptr, cut_ids, pen = cuts
+    pen = np.ascontiguousarray(np.maximum(pen, 0.0), dtype=np.float64)  # a cut's dual is ≤ 0
+    out = CG.certified_price(Z, u, k, 2 * k - 1, P, node_limit, emax, maxcols, cut_ptr, cut_ids, pen)
     rho = float(out[0])
-    return _safe(float(u.sum()) + Z.shape[0] * rho, float(np.abs(u).sum()) + Z.shape[0] * abs(rho)), out
+    value = float(u.sum()) - float(pen.sum()) + n * rho
+    return _safe(value, float(np.abs(u).sum()) + float(pen.sum()) + n * abs(rho)), out
+
+
+def subset_row_cuts(keys, x, known: set, limit: int) -> list[tuple]:
+    """The ``limit`` most violated subset-row cuts on three records at the master's solution x.
+
+    For records T = {a, b, c}, at most one group of a partition holds two or more of them, so
+    Σ_{S : |S ∩ T| ≥ 2} x_S ≤ 1 is valid (Jepsen, Petersen, Spoorendonk & Pisinger 2008). Its left side is
+    w_ab + w_ac + w_bc − 2·w_abc, with w the x-weight of the groups holding those records; only triples
+    with two pairs sharing a fractional group can exceed 1. Sorted by violation, then records;
+    triples in ``known`` are skipped."""
+    frac = [j for j in np.flatnonzero((x > 1e-9) & (x < 1 - 1e-9))]
+    pair: dict = {}
+    near: dict = {}
+    for j in frac:
+        S = keys[j]
+        for a, b in itertools.combinations(S, 2):
+            pair[(a, b)] = pair.get((a, b), 0.0) + x[j]
+            near.setdefault(a, set()).add(b)
+            near.setdefault(b, set()).add(a)
+    triple_w: dict = {}
+    for j in frac:
+        S = keys[j]
+        if len(S) >= 3:
+            for T in itertools.combinations(S, 3):
+                triple_w[T] = triple_w.get(T, 0.0) + x[j]
+    seen = set()
+    found = []
+    for centre in sorted(near):
+        for y, z in itertools.combinations(sorted(near[centre]), 2):
+            T = tuple(sorted((centre, y, z)))
+            if T in seen or T in known:
+                continue
+            seen.add(T)
+            a, b, c = T
+            lhs = pair.get((a, b), 0.0) + pair.get((a, c), 0.0) + pair.get((b, c), 0.0) - 2.0 * triple_w.get(T, 0.0)
+            if lhs > 1.0 + 1e-6:
+                found.append((-lhs, T))
+    found.sort()
+    return [T for _, T in found[:limit]]
 
 
 def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 0.0, neighbours: int | None = None,
              node_limit: int | None = None, emax: int = 1024, max_iter: int = 10000, alphas=(0.7, 0.4),
-             final_alphas=(0.3, 0.5, 0.6, 0.8, 0.9), starts: int = 6) -> dict:
+             final_alphas=(0.3, 0.5, 0.6, 0.8, 0.9), starts: int = 6, subset_rows: int = 2000) -> dict:
     """Certified lower bound on the optimal SSE (groups of k..2k−1 records) from column generation on
     the set-partitioning LP (Aloise, Hansen, Rocha & Santi 2014); proof in docs/bounds.md.
 
     Restricted master: scipy linprog (HiGHS). Pricing: greedy (heuristic) until it finds nothing,
     then the certified branch and bound of kernels/colgen.py, which both adds columns and gives
-    L(u) = Σu + n·ρ, ρ ≤ min_S r(S)/|S| proven. Stabilization: L is concave in u, so at every
-    certified pass it is also evaluated at α·u + (1−α)·centre for the ``alphas`` (centre = the point
-    with the best L so far, first λ = the pair bound's feasible dual), and at the end for
-    ``final_alphas``; the largest value is returned. Deterministic. ``budget`` seconds bound the loop (the certified
-    passes may overrun it; the final smoothing gets up to budget/2 more)."""
+    L(u) = Σu + n·ρ, ρ ≤ min_S r(S)/|S| proven. Once the LP is solved (exact pricing finds nothing),
+    up to ``subset_rows`` violated subset-row cuts on three records (:func:`subset_row_cuts`) join
+    the master and the loop goes on; their duals enter the pricing as penalties (0 turns the cuts
+    off). Stabilization: L is concave in (u, penalties), so at every certified pass it is also
+    evaluated at α·(u, pen) + (1−α)·centre for the ``alphas`` (centre = the point with the best L so
+    far, first λ = the pair bound's feasible dual), and at the end for ``final_alphas``; the largest
+    value is returned. Deterministic. ``budget`` seconds bound the loop (the certified passes may
+    overrun it; the final smoothing gets up to budget/2 more)."""
     import time
 
     import scipy.sparse as sp
@@ -299,13 +349,27 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
     if n >= k:
         for i in range(n):
             add([i, *ids[i, : k - 1].tolist()])
+    cuts: list[tuple] = []  # subset-row cuts, three records each
+    index = CG.cut_index(np.zeros((0, 3)), n)
+
+    def point(u, pen):
+        return u, np.concatenate([pen, np.zeros(len(cuts) - len(pen))])
+
+    def certify(u, pen, maxcols):
+        return lagrangian(Z, u, k, P, node_limit, emax, maxcols, (*index, pen))
+
+    def penalized(members, pen):  # a greedy column's reduced cost lacks the cuts' penalties
+        hit = np.bincount(index[1][np.concatenate([np.arange(index[0][i], index[0][i + 1]) for i in members])],
+                          minlength=len(cuts))
+        return float(pen[hit >= 2].sum())
+
     best = max(pair, 0.0)
     best_how = "pair"
     spent = {"master": 0.0, "greedy": 0.0, "certified": 0.0}
-    centre = lam.copy()  # the dual point with the best certified L so far (λ: the pair bound's dual)
+    centre = (lam.copy(), np.zeros(0))  # the point with the best certified L so far (λ: the pair bound's dual)
     lp_value = float("nan")
     iters = certified = 0
-    u = lam
+    u, pen = lam, np.zeros(0)
     ncut = 0
     converged = False
     while iters < max_iter:
@@ -316,54 +380,71 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
         A = sp.csc_matrix((np.ones(indptr[-1]), np.fromiter((i for x in keys for i in x), dtype=np.int64, count=indptr[-1]),
                            indptr), shape=(n, len(keys)))
         c = np.array([cols[x] for x in keys])
+        rows = {}
+        if cuts:  # row t: the columns holding two or more of cut t's records
+            T = sp.csr_matrix((np.ones(3 * len(cuts)), np.asarray(cuts).ravel(), np.arange(0, 3 * len(cuts) + 1, 3)),
+                              shape=(len(cuts), n))
+            rows = {"A_ub": ((T @ A) >= 2).astype(np.float64), "b_ub": np.ones(len(cuts))}
         t1 = time.perf_counter()
-        res = linprog(c, A_eq=A, b_eq=np.ones(n), bounds=(0, None), method="highs")
+        res = linprog(c, A_eq=A, b_eq=np.ones(n), bounds=(0, None), method="highs", **rows)
         spent["master"] += time.perf_counter() - t1
         if res.status != 0:
             raise RuntimeError(f"bound: restricted master failed: {res.message}")
         lp_value = float(res.fun)
         u = np.ascontiguousarray(res.eqlin.marginals, dtype=np.float64)
+        pen = np.maximum(-np.asarray(res.ineqlin.marginals, dtype=np.float64), 0.0) if cuts else np.zeros(0)
         out_of_time = time.perf_counter() - t0 > budget
         added = 0
         if not out_of_time:
             t1 = time.perf_counter()
-            mem, sizes, _ = CG.greedy_price(Z, u, ids[:, :L].copy(), k, kmax, starts)
+            mem, sizes, red = CG.greedy_price(Z, u, ids[:, :L].copy(), k, kmax, starts)
             spent["greedy"] += time.perf_counter() - t1
             for i in np.flatnonzero(sizes):
-                added += add(mem[i, : sizes[i]])
+                members = mem[i, : sizes[i]]
+                if not cuts or red[i] + penalized(members, pen) < -1e-12:
+                    added += add(members)
         if added:
             continue
         if out_of_time and k > 5:  # at the master's unconverged duals the search would mostly cut: go to smoothing
             break
         certified += 1
         t1 = time.perf_counter()
-        value, (rho, cm, cs, _, nc, ncut) = lagrangian(Z, u, k, P, node_limit, emax, 4 * n)
+        value, (rho, cm, cs, _, nc, ncut) = certify(u, pen, 4 * n)
         if value > best:
-            best, best_how, centre = value, "duals", u.copy()
+            best, best_how, centre = value, "duals", (u.copy(), pen.copy())
         for a in range(nc):
             added += add(cm[a, : cs[a]])
-        if not out_of_time:  # stabilization: L is concave in u; try points between the best one and u
+        if not out_of_time:  # stabilization: L is concave; try points between the best one and (u, pen)
             for alpha in alphas:
-                v = np.ascontiguousarray(alpha * u + (1.0 - alpha) * centre)
-                value, (_, cm, cs, _, nc, _) = lagrangian(Z, v, k, P, node_limit, emax, n)
+                cu, cp = point(*centre)
+                v, w = np.ascontiguousarray(alpha * u + (1.0 - alpha) * cu), alpha * pen + (1.0 - alpha) * cp
+                value, (_, cm, cs, _, nc, _) = certify(v, w, n)
                 for a in range(nc):
                     added += add(cm[a, : cs[a]])
                 if value > best:
-                    best, best_how, centre = value, f"smoothed alpha={alpha:g}", v
+                    best, best_how, centre = value, f"smoothed alpha={alpha:g}", (v, w)
         spent["certified"] += time.perf_counter() - t1
         if added and not out_of_time:
             continue
+        if not added and ncut == 0 and subset_rows > 0 and not out_of_time:
+            new = subset_row_cuts(keys, res.x, set(cuts), subset_rows)
+            if new:
+                cuts += new
+                index = CG.cut_index(np.asarray(cuts), n)
+                continue
         converged = added == 0 and ncut == 0
         break
     final_deadline = max(1.5 * budget, time.perf_counter() - t0 + 0.5 * budget)
+    u, pen = point(u, pen)  # cuts added just before max_iter have no dual yet: 0
     for alpha in final_alphas:
         if time.perf_counter() - t0 > final_deadline:
             break
-        v = np.ascontiguousarray(alpha * u + (1.0 - alpha) * centre)
-        value, _ = lagrangian(Z, v, k, P, node_limit, emax)
+        cu, cp = point(*centre)
+        v, w = np.ascontiguousarray(alpha * u + (1.0 - alpha) * cu), alpha * pen + (1.0 - alpha) * cp
+        value, _ = certify(v, w, 1)
         if value > best:
-            best, best_how, centre = value, f"final alpha={alpha:g}", v
-    return {"sse_bound": float(best), "lp_value": lp_value, "columns": len(cols), "iterations": iters,
-            "certified_passes": certified, "cut_nodes": int(ncut), "converged": bool(converged),
+            best, best_how, centre = value, f"final alpha={alpha:g}", (v, w)
+    return {"sse_bound": float(best), "lp_value": lp_value, "columns": len(cols), "cuts": len(cuts),
+            "iterations": iters, "certified_passes": certified, "cut_nodes": int(ncut), "converged": bool(converged),
             "from": best_how, "seconds": round(time.perf_counter() - t0, 3),
             **{f"seconds_{a}": round(b, 3) for a, b in spent.items()}}

@@ -20,18 +20,28 @@ from mabench.kernels import colgen as CG
 from mabench.report import bounds as B
 
 
+def NO_CUTS(n):
+    return np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+
+
 def groups(n, k):
     return [S for m in range(k, min(2 * k - 1, n) + 1) for S in itertools.combinations(range(n), m)]
 
 
-def full_lp(Z, k):
-    """The LP over every feasible group, solved directly."""
+def full_lp(Z, k, subset_rows=False):
+    """The LP over every feasible group, solved directly; with ``subset_rows``, also every subset-row
+    cut on three records: Σ of x_S over the groups holding two or more of them ≤ 1."""
     n = Z.shape[0]
     cols = groups(n, k)
     A = np.zeros((n, len(cols)))
     for j, S in enumerate(cols):
         A[list(S), j] = 1.0
-    res = linprog([group_sse(Z, S) for S in cols], A_eq=A, b_eq=np.ones(n), bounds=(0, None), method="highs")
+    rows = {}
+    if subset_rows:
+        triples = list(itertools.combinations(range(n), 3))
+        rows = {"A_ub": np.array([[float(len(set(S) & set(T)) >= 2) for S in cols] for T in triples]),
+                "b_ub": np.ones(len(triples))}
+    res = linprog([group_sse(Z, S) for S in cols], A_eq=A, b_eq=np.ones(n), bounds=(0, None), method="highs", **rows)
     assert res.status == 0
     return float(res.fun)
 
@@ -45,11 +55,27 @@ def rel(a, b):
 def test_column_generation_reaches_the_full_lp(n, k, seed):
     Z = np.random.default_rng([seed, n, k]).normal(size=(n, 2))
     lp = full_lp(Z, k)
-    res = B.lp_bound(Z, k, budget=30)
-    assert res["converged"]
+    res = B.lp_bound(Z, k, budget=30, subset_rows=0)
+    assert res["converged"] and res["cuts"] == 0
     assert rel(res["sse_bound"], lp) < 1e-9
     assert res["sse_bound"] <= lp
     assert res["sse_bound"] <= optimum(Z, k, 2 * k - 1) + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n,k", [(9, 2), (10, 3)])
+def test_subset_row_cuts_reach_the_full_cut_lp(n, k, seed):
+    """With the cuts, column generation converges to the LP with every three-record subset-row cut
+    (the violated ones suffice), which lies between the plain LP and the optimum; on these seeds
+    (all but n = 9, seed 4) it lies strictly above the plain LP."""
+    Z = np.random.default_rng([seed, n, k]).normal(size=(n, 2))
+    cut_lp, lp, opt = full_lp(Z, k, subset_rows=True), full_lp(Z, k), optimum(Z, k, 2 * k - 1)
+    res = B.lp_bound(Z, k, budget=30)
+    assert res["converged"]
+    assert rel(res["sse_bound"], cut_lp) < 1e-9
+    assert res["sse_bound"] <= opt + 1e-9
+    if (n, seed) != (9, 4):
+        assert res["sse_bound"] > lp + 1e-6 and res["cuts"] > 0
 
 
 @pytest.mark.parametrize("k", [2, 3])
@@ -78,7 +104,7 @@ def test_certified_pricing_below_every_group(n, k, seed, ties, scale, limits):
     P, _ = CG.nearest_prefix(Z, kmax)
     # arbitrary duals: the pair bound's (feasible) dual plus noise
     u = np.ascontiguousarray(P[:, k - 1] / (2 * k) + scale * rng.normal(size=n))
-    rho, cols, sizes, red, nc, _ = CG.certified_price(Z, u, k, kmax, P, limits[0], limits[1], 8 * n)
+    rho, cols, sizes, red, nc, _ = CG.certified_price(Z, u, k, kmax, P, limits[0], limits[1], 8 * n, *NO_CUTS(n))
     exact = min(0.0, min((group_sse(Z, S) - u[list(S)].sum()) / len(S) for S in groups(n, k)))
     assert rho <= exact + 1e-9
     for a in range(nc):  # the columns it reports are real groups with the reduced cost it says
@@ -92,6 +118,39 @@ def test_certified_pricing_below_every_group(n, k, seed, ties, scale, limits):
         assert abs(rho - exact) < 1e-9
     res = B.lp_bound(Z, k, budget=10)
     assert res["sse_bound"] <= optimum(Z, k, kmax) + 1e-9
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(4, 9), k=st.integers(2, 3), seed=st.integers(0, 10**6), ncuts=st.integers(1, 12),
+       limits=st.sampled_from([(1, 1), (3, 2), (10**6, 1024)]))
+def test_certified_pricing_with_cut_penalties(n, k, seed, ncuts, limits):
+    """With subset-row cuts, r(S) = c_S − u(S) + the penalties of the cuts S meets in two or more
+    records: ρ stays below every group's r(S)/|S|, is exact without limits, and
+    L = Σu − Σpen + nρ stays below the optimum."""
+    if 2 * k > n:
+        return
+    rng = np.random.default_rng(seed)
+    Z = np.ascontiguousarray(rng.normal(size=(n, 2)))
+    kmax = 2 * k - 1
+    P, _ = CG.nearest_prefix(Z, kmax)
+    u = np.ascontiguousarray(P[:, k - 1] / (2 * k) + rng.normal(size=n))
+    cuts = np.array([rng.choice(n, 3, replace=False) for _ in range(ncuts)])
+    pen = np.ascontiguousarray(rng.exponential(size=ncuts))
+    cut_ptr, cut_ids = CG.cut_index(cuts, n)
+    rho, cols, sizes, red, nc, _ = CG.certified_price(Z, u, k, kmax, P, limits[0], limits[1], 8 * n, cut_ptr, cut_ids, pen)
+
+    def reduced(S):
+        return group_sse(Z, S) - u[list(S)].sum() + sum(p for T, p in zip(cuts, pen) if len(set(S) & set(T.tolist())) >= 2)
+
+    exact = min(0.0, min(reduced(S) / len(S) for S in groups(n, k)))
+    assert rho <= exact + 1e-9
+    if limits[0] >= 10**6:
+        assert abs(rho - exact) < 1e-9
+    for a in range(nc):
+        S = cols[a, : sizes[a]].tolist()
+        assert abs(reduced(S) - red[a]) < 1e-9 and red[a] < 0
+    value, _ = B.lagrangian(Z, u, k, P, limits[0], limits[1], 1, (cut_ptr, cut_ids, pen))
+    assert value <= optimum(Z, k, kmax) + 1e-9
 
 
 def test_stored_lp_bounds_below_best_known():
