@@ -305,8 +305,8 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
 
     Restricted master: scipy linprog (HiGHS). Pricing: greedy (heuristic) until it finds nothing,
     then the certified branch and bound of kernels/colgen.py, which both adds columns and gives
-    L(u) = Σu + n·ρ, ρ ≤ min_S r(S)/|S| proven. Once the LP is solved (exact pricing finds nothing),
-    up to ``subset_rows`` violated subset-row cuts on three records (:func:`subset_row_cuts`) join
+    L(u) = Σu + n·ρ, ρ ≤ min_S r(S)/|S| proven. Once the certified search adds no column, up to
+    ``subset_rows`` violated subset-row cuts on three records (:func:`subset_row_cuts`) join
     the master and the loop goes on; their duals enter the pricing as penalties (0 turns the cuts
     off). Stabilization: L is concave in (u, penalties), so at every certified pass it is also
     evaluated at α·(u, pen) + (1−α)·centre for the ``alphas`` (centre = the point with the best L so
@@ -426,7 +426,7 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
         spent["certified"] += time.perf_counter() - t1
         if added and not out_of_time:
             continue
-        if not added and ncut == 0 and subset_rows > 0 and not out_of_time:
+        if not added and subset_rows > 0 and not out_of_time:
             new = subset_row_cuts(keys, res.x, set(cuts), subset_rows)
             if new:
                 cuts += new
