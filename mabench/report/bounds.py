@@ -298,7 +298,7 @@ def subset_row_cuts(keys, x, known: set, limit: int) -> list[tuple]:
 
 
 def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 0.0, neighbours: int | None = None,
-             node_limit: int | None = None, emax: int = 1024, max_iter: int = 10000, alphas=(0.7, 0.4),
+             node_limit: int | None = None, emax: int | None = None, max_iter: int = 10000, alphas=(0.7, 0.4),
              final_alphas=(0.3, 0.5, 0.6, 0.8, 0.9), starts: int = 6, subset_rows: int = 2000) -> dict:
     """Certified lower bound on the optimal SSE (groups of k..2k−1 records) from column generation on
     the set-partitioning LP (Aloise, Hansen, Rocha & Santi 2014); proof in docs/bounds.md.
@@ -324,6 +324,8 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
     t0 = time.perf_counter()
     if node_limit is None:  # exact pricing is cheap up to k = 5; beyond, cut (validly) to bound the time
         node_limit = 100000 if k <= 5 else 300
+    if emax is None:  # a root's candidates cost emax² memory (128 MB at 4,096); at k = 10 the node limit cuts anyway
+        emax = 4096 if k <= 5 else 1024
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     n = Z.shape[0]
     kmax = 2 * k - 1
