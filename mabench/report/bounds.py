@@ -2,8 +2,8 @@
 
 Three bounds (proofs in docs/bounds.md), each valid for every partition whose groups have at least k
 records, whatever their upper size: ``pair`` (:func:`mabench.kernels.bounds.pair_bound`), ``cover``
-(the degree-cover LP, :func:`cover_bound`) and ``lp`` (the set-partitioning LP by column generation,
-:func:`lp_bound`, for groups of k..2k−1 records). IL units as everywhere in
+(the degree-cover LP, :func:`cover_bound`) and ``lp`` (the set-partitioning LP by column generation
+with subset-row cuts, :func:`lp_bound`, for groups of k..2k−1 records). IL units as everywhere in
 the harness: z-scores of the selected columns, IL = 100·SSE/SST. ``store`` writes
 config/best_known/bounds.csv for the twelve registry cells, so the report and the best-known table
 read the bound from a file a command produced.
@@ -266,7 +266,7 @@ def subset_row_cuts(keys, x, known: set, limit: int) -> list[tuple]:
     w_ab + w_ac + w_bc − 2·w_abc, with w the x-weight of the groups holding those records; only triples
     with two pairs sharing a fractional group can exceed 1. Sorted by violation, then records;
     triples in ``known`` are skipped."""
-    frac = [j for j in np.flatnonzero((x > 1e-9) & (x < 1 - 1e-9))]
+    frac = np.flatnonzero((x > 1e-9) & (x < 1 - 1e-9))
     pair: dict = {}
     near: dict = {}
     for j in frac:
@@ -297,6 +297,27 @@ def subset_row_cuts(keys, x, known: set, limit: int) -> list[tuple]:
     return [T for _, T in found[:limit]]
 
 
+def _master(keys, costs, cuts, n: int):
+    """The restricted master: min Σ c_S x_S, each record covered once, each subset-row cut's groups
+    (those holding two or more of its three records) at most once, x ≥ 0 (scipy linprog, HiGHS)."""
+    import scipy.sparse as sp
+    from scipy.optimize import linprog
+
+    indptr = np.zeros(len(keys) + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum([len(x) for x in keys])
+    A = sp.csc_matrix((np.ones(indptr[-1]), np.fromiter((i for x in keys for i in x), dtype=np.int64, count=indptr[-1]),
+                       indptr), shape=(n, len(keys)))
+    rows = {}
+    if cuts:
+        T = sp.csr_matrix((np.ones(3 * len(cuts)), np.asarray(cuts).ravel(), np.arange(0, 3 * len(cuts) + 1, 3)),
+                          shape=(len(cuts), n))
+        rows = {"A_ub": ((T @ A) >= 2).astype(np.float64), "b_ub": np.ones(len(cuts))}
+    res = linprog(np.asarray(costs), A_eq=A, b_eq=np.ones(n), bounds=(0, None), method="highs", **rows)
+    if res.status != 0:
+        raise RuntimeError(f"bound: restricted master failed: {res.message}")
+    return res
+
+
 def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 0.0, neighbours: int | None = None,
              node_limit: int | None = None, emax: int | None = None, max_iter: int = 10000, alphas=(0.7, 0.4),
              final_alphas=(0.3, 0.5, 0.6, 0.8, 0.9), starts: int = 6, subset_rows: int = 2000) -> dict:
@@ -314,9 +335,6 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
     value is returned. Deterministic. ``budget`` seconds bound the loop (the certified passes may
     overrun it; the final smoothing gets up to budget/2 more)."""
     import time
-
-    import scipy.sparse as sp
-    from scipy.optimize import linprog
 
     from mabench import kernels as K
     from mabench.kernels import colgen as CG
@@ -377,21 +395,9 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
     while iters < max_iter:
         iters += 1
         keys = list(cols)
-        indptr = np.zeros(len(keys) + 1, dtype=np.int64)
-        indptr[1:] = np.cumsum([len(x) for x in keys])
-        A = sp.csc_matrix((np.ones(indptr[-1]), np.fromiter((i for x in keys for i in x), dtype=np.int64, count=indptr[-1]),
-                           indptr), shape=(n, len(keys)))
-        c = np.array([cols[x] for x in keys])
-        rows = {}
-        if cuts:  # row t: the columns holding two or more of cut t's records
-            T = sp.csr_matrix((np.ones(3 * len(cuts)), np.asarray(cuts).ravel(), np.arange(0, 3 * len(cuts) + 1, 3)),
-                              shape=(len(cuts), n))
-            rows = {"A_ub": ((T @ A) >= 2).astype(np.float64), "b_ub": np.ones(len(cuts))}
         t1 = time.perf_counter()
-        res = linprog(c, A_eq=A, b_eq=np.ones(n), bounds=(0, None), method="highs", **rows)
+        res = _master(keys, [cols[x] for x in keys], cuts, n)
         spent["master"] += time.perf_counter() - t1
-        if res.status != 0:
-            raise RuntimeError(f"bound: restricted master failed: {res.message}")
         lp_value = float(res.fun)
         u = np.ascontiguousarray(res.eqlin.marginals, dtype=np.float64)
         pen = np.maximum(-np.asarray(res.ineqlin.marginals, dtype=np.float64), 0.0) if cuts else np.zeros(0)
