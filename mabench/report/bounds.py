@@ -248,9 +248,7 @@ def lagrangian(Z, u, k: int, P, node_limit: int, emax: int, maxcols: int = 1, cu
 
     n = Z.shape[0]
     u = np.ascontiguousarray(u, dtype=np.float64)
-    if cuts is None:
-        cuts = (np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
-    cut_ptr, cut_ids, pen = cuts
+    cut_ptr, cut_ids, pen = cuts if cuts is not None else (*CG.cut_index(np.zeros((0, 3)), n), np.zeros(0))
     pen = np.ascontiguousarray(np.maximum(pen, 0.0), dtype=np.float64)  # a cut's dual is ≤ 0
     out = CG.certified_price(Z, u, k, 2 * k - 1, P, node_limit, emax, maxcols, cut_ptr, cut_ids, pen)
     rho = float(out[0])
@@ -269,18 +267,15 @@ def subset_row_cuts(keys, x, known: set, limit: int) -> list[tuple]:
     frac = np.flatnonzero((x > 1e-9) & (x < 1 - 1e-9))
     pair: dict = {}
     near: dict = {}
+    triple_w: dict = {}
     for j in frac:
         S = keys[j]
         for a, b in itertools.combinations(S, 2):
             pair[(a, b)] = pair.get((a, b), 0.0) + x[j]
             near.setdefault(a, set()).add(b)
             near.setdefault(b, set()).add(a)
-    triple_w: dict = {}
-    for j in frac:
-        S = keys[j]
-        if len(S) >= 3:
-            for T in itertools.combinations(S, 3):
-                triple_w[T] = triple_w.get(T, 0.0) + x[j]
+        for T in itertools.combinations(S, 3):
+            triple_w[T] = triple_w.get(T, 0.0) + x[j]
     seen = set()
     found = []
     for centre in sorted(near):
