@@ -17,6 +17,8 @@ Everything is deterministic (fixed orders, no randomness).
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -183,13 +185,195 @@ def _new_penalty(hits, cut_ptr, cut_ids, pen, record):
     return s
 
 
+Scratch = namedtuple("Scratch", "row g gb buf E ge dm Dl gl PT UT PEN nxt mem leaf hits")
+Scratch.__doc__ = """Working arrays of one (anchor, size) search: distances from the anchor (row), candidate
+scores (g, a copy gb for partitioning, ge and gl for the kept and the node's candidates), candidate ids
+(E) and their pairwise distances (dm), per depth the distance sums to the fixed members (Dl), the pair
+sums (PT), dual sums (UT) and penalties (PEN) of the fixed members, the next candidate (nxt), the chosen
+candidates (mem), the best group's members (leaf) and, per cut, how many fixed members it holds (hits)."""
+
+
+@njit(cache=True)
+def _scratch(n, kmax, emax, ncuts):
+    return Scratch(np.empty(n), np.empty(n), np.empty(n), np.empty(kmax + 1), np.empty(emax, dtype=np.int64),
+                   np.empty(emax), np.empty((emax, emax)), np.empty((kmax + 1, emax)), np.empty(emax),
+                   np.empty(kmax + 1), np.empty(kmax + 1), np.zeros(kmax + 1), np.empty(kmax + 1, dtype=np.int64),
+                   np.empty(kmax + 1, dtype=np.int64), np.empty(kmax, dtype=np.int64), np.zeros(ncuts, dtype=np.int64))
+
+
+@njit(cache=True)
+def _anchor_distances(Z, i, cand, cnt, row):
+    """row[j] = squared distance from record i to each candidate j."""
+    d = Z.shape[1]
+    for a in range(cnt):
+        j = cand[a]
+        s = 0.0
+        for c in range(d):
+            v = Z[i, c] - Z[j, c]
+            s += v * v
+        row[j] = s
+
+
+@njit(cache=True)
+def _root(Z, u, P, i, m, cand, cnt, limit, emax, W):
+    """Root of the (anchor i, size m) search over the candidates cand[:cnt] (W.row holds their
+    distances to i): the root bound LB = Σ of the m−1 smallest g_c − u_i and, when LB < limit, the
+    candidates that can still join a group below limit (a candidate c is dropped when LB with c
+    forced in is ≥ limit), sorted by g, in W.E[:e] with their distances in W.dm and W.Dl[1].
+    Returns (LB, e); e = −1 when LB ≥ limit, e > emax (and nothing filled) when too many remain."""
+    d = Z.shape[1]
+    g, gb, E, ge, dm, Dl = W.g, W.gb, W.E, W.ge, W.dm, W.Dl
+    for a in range(cnt):
+        j = cand[a]
+        g[a] = (W.row[j] + 0.5 * P[j, m - 2]) / m - u[j]
+    for a in range(cnt):
+        gb[a] = g[a]
+    part = np.partition(gb[:cnt], m - 2)
+    sigma = 0.0
+    for a in range(m - 1):
+        sigma += part[a]
+    gkth = part[m - 2]
+    root = sigma - u[i]
+    if root >= limit:
+        return root, -1
+    tau = limit + u[i] - sigma + gkth
+    e = 0
+    for a in range(cnt):
+        if g[a] < tau or g[a] <= gkth:
+            e += 1
+    if e > emax:
+        return root, e
+    e = 0
+    for a in range(cnt):
+        if g[a] < tau or g[a] <= gkth:
+            ge[e] = g[a]
+            E[e] = cand[a]
+            e += 1
+    order = np.argsort(ge[:e], kind="mergesort")
+    tmp = E[:e].copy()
+    for a in range(e):
+        E[a] = tmp[order[a]]
+    for a in range(e):
+        Dl[1, a] = W.row[E[a]]
+        dm[a, a] = 0.0
+        for b in range(a + 1, e):
+            s = 0.0
+            for c in range(d):
+                v = Z[E[a], c] - Z[E[b], c]
+                s += v * v
+            dm[a, b] = s
+            dm[b, a] = s
+    return root, e
+
+
+@njit(cache=True)
+def _branch(u, P, i, m, e, W, cut_ptr, cut_ids, pen, best, limit, node_limit, out, sizes, red, count, cap, shift):
+    """Depth-first branch and bound over the groups {i} ∪ (m − 1 of W.E[:e]) after :func:`_root`.
+
+    A node (fixed members T, the candidates after the last one chosen) is bounded by
+    LB = P(T)/m − u(T) + penalties met + Σ of the m−|T| smallest g_c (docs/bounds.md) and pruned when
+    LB ≥ limit. Two uses:
+
+    * pricing (``limit`` NaN): nodes are pruned at best·m, best = the lowest r(S)/m met so far (or the
+      value it came with); the group with the lowest r(S) is left in W.leaf; nodes past node_limit
+      are not explored, and the lowest of their LB/m is returned as ``cut``;
+    * enumeration: limit is fixed, and every group with r(S) < limit is written to out/sizes/red
+      (red = r(S) − shift) from row count[0] on; the search stops past ``cap`` groups or node_limit
+      nodes.
+
+    Returns (best, lowest r(S) met (0 when none below 0), its size (0: none), cut (inf: none),
+    nodes not explored, stopped early)."""
+    follow = np.isnan(limit)
+    if follow:
+        limit = best * m
+    W.PT[1] = 0.0
+    W.UT[1] = u[i]
+    W.PEN[1] = 0.0
+    _count_hits(W.hits, cut_ptr, cut_ids, i, 1)
+    W.nxt[1] = 0
+    t = 1
+    nodes = 0
+    lbest = 0.0
+    lsize = 0
+    cut = np.inf
+    ncut = 0
+    stopped = False
+    E, Dl, gl, dm, mem = W.E, W.Dl, W.gl, W.dm, W.mem
+    while t >= 1:
+        jj = W.nxt[t]
+        if jj > e - (m - t):
+            t -= 1
+            if t >= 1:
+                _count_hits(W.hits, cut_ptr, cut_ids, E[mem[t]], -1)
+            continue
+        W.nxt[t] = jj + 1
+        npt = W.PT[t] + Dl[t, jj]
+        nut = W.UT[t] + u[E[jj]]
+        npen = W.PEN[t] + _new_penalty(W.hits, cut_ptr, cut_ids, pen, E[jj])
+        if t + 1 == m:
+            r = npt / m - nut + npen
+            if follow:
+                if r / m < best:
+                    best = r / m
+                    limit = best * m
+                if r < lbest:
+                    lbest = r
+                    mem[t] = jj
+                    W.leaf[0] = i
+                    for a in range(1, m):
+                        W.leaf[a] = E[mem[a]]
+                    lsize = m
+            elif r < limit:
+                if count[0] >= cap:
+                    stopped = True
+                    break
+                q = count[0]
+                if q < out.shape[0]:
+                    out[q, 0] = i
+                    for a in range(1, t):
+                        out[q, a] = E[mem[a]]
+                    out[q, t] = E[jj]
+                    sizes[q] = m
+                    red[q] = r - shift
+                count[0] = q + 1
+            continue
+        nodes += 1
+        rest = m - t - 1
+        for b in range(jj + 1, e):
+            Dl[t + 1, b] = Dl[t, b] + dm[jj, b]
+            gl[b] = (Dl[t + 1, b] + 0.5 * P[E[b], rest - 1]) / m - u[E[b]]
+        lb = npt / m - nut + npen + _smallest_sum(gl, jj + 1, e, rest, W.buf)
+        if lb >= limit:
+            continue
+        if nodes > node_limit:
+            stopped = True
+            if not follow:
+                break
+            ncut += 1
+            if lb / m < cut:
+                cut = lb / m
+            continue
+        mem[t] = jj
+        _count_hits(W.hits, cut_ptr, cut_ids, E[jj], 1)
+        t += 1
+        W.PT[t] = npt
+        W.UT[t] = nut
+        W.PEN[t] = npen
+        W.nxt[t] = jj + 1
+    while t > 1:  # a stop leaves members fixed
+        t -= 1
+        _count_hits(W.hits, cut_ptr, cut_ids, E[mem[t]], -1)
+    _count_hits(W.hits, cut_ptr, cut_ids, i, -1)
+    return best, lbest, lsize, cut, ncut, stopped
+
+
 @njit(cache=True)
 def certified_price(Z, u, k, kmax, P, node_limit, emax, maxcols, cut_ptr, cut_ids, pen):
     """Lower bound ρ ≤ min(0, min over all groups S (k ≤ |S| ≤ kmax) of r(S)/|S|).
 
     P = nearest_prefix(Z, ≥ kmax−2)[0]. For every anchor i (the lowest-index member) and size m,
-    a depth-first branch and bound over candidates r > i; a node (T, remaining candidates C) is
-    bounded by  LB = P(T)/m − u(T) + Σ of the m−|T| smallest g_c,
+    a depth-first branch and bound over candidates r > i (:func:`_root`, :func:`_branch`); a node
+    (T, remaining candidates C) is bounded by  LB = P(T)/m − u(T) + Σ of the m−|T| smallest g_c,
     g_c = (Σ_{τ∈T} d²_τc + s_c(m−|T|−1)/2)/m − u_c  over c ∈ C (proof in docs/bounds.md);
     P(T) = Σ of squared distances over pairs of T, and m·SSE(S) = Σ over pairs of S of d².
     Nodes with LB/m ≥ the best value found so far (≤ 0) are pruned; after node_limit nodes per
@@ -202,7 +386,7 @@ def certified_price(Z, u, k, kmax, P, node_limit, emax, maxcols, cut_ptr, cut_id
     penalty pen ≥ 0 (minus the cut's dual), so r(S) = c_S − u(S) + Σ of those penalties. A node adds
     the penalties its fixed members already incur; the others are ≥ 0, so LB stays a lower bound.
     No cuts: cut_ptr all zeros, cut_ids and pen empty."""
-    n, d = Z.shape
+    n = Z.shape[0]
     best = 0.0
     cutmin = 0.0
     ncut = 0
@@ -210,133 +394,34 @@ def certified_price(Z, u, k, kmax, P, node_limit, emax, maxcols, cut_ptr, cut_id
     csize = np.zeros(maxcols, dtype=np.int64)
     cred = np.zeros(maxcols)
     ncols = 0
-    row = np.empty(n)
-    g = np.empty(n)
-    gb = np.empty(n)
-    buf = np.empty(kmax + 1)
-    E = np.empty(emax, dtype=np.int64)
-    ge = np.empty(emax)
-    dm = np.empty((emax, emax))
-    Dl = np.empty((kmax + 1, emax))
-    gl = np.empty(emax)
-    PT = np.empty(kmax + 1)
-    UT = np.empty(kmax + 1)
-    nxt = np.empty(kmax + 1, dtype=np.int64)
-    mem = np.empty(kmax + 1, dtype=np.int64)
-    leaf = np.empty(kmax, dtype=np.int64)
-    PEN = np.zeros(kmax + 1)
-    hits = np.zeros(pen.shape[0], dtype=np.int64)  # members of the current T in each cut
+    W = _scratch(n, kmax, emax, pen.shape[0])
+    cand = np.arange(n)
+    none = np.zeros(1, dtype=np.int64)
     for i in range(n - k + 1):
         cnt = n - i - 1
-        for j in range(i + 1, n):
-            s = 0.0
-            for c in range(d):
-                v = Z[i, c] - Z[j, c]
-                s += v * v
-            row[j] = s
+        _anchor_distances(Z, i, cand[i + 1:], cnt, W.row)
         for m in range(k, kmax + 1):
             if m - 1 > cnt:
                 break
-            for j in range(i + 1, n):
-                g[j - i - 1] = (row[j] + 0.5 * P[j, m - 2]) / m - u[j]
-            for a in range(cnt):
-                gb[a] = g[a]
-            part = np.partition(gb[:cnt], m - 2)
-            sigma = 0.0
-            for a in range(m - 1):
-                sigma += part[a]
-            gkth = part[m - 2]
-            root = sigma - u[i]
-            if root >= best * m:
+            root, e = _root(Z, u, P, i, m, cand[i + 1:], cnt, best * m, emax, W)
+            if e < 0:
                 continue
-            tau = best * m + u[i] - sigma + gkth
-            e = 0
-            for a in range(cnt):
-                if g[a] < tau or g[a] <= gkth:
-                    e += 1
             if e > emax:
                 ncut += 1
                 if root / m < cutmin:
                     cutmin = root / m
                 continue
-            e = 0
-            for a in range(cnt):
-                if g[a] < tau or g[a] <= gkth:
-                    ge[e] = g[a]
-                    E[e] = i + 1 + a
-                    e += 1
-            order = np.argsort(ge[:e], kind="mergesort")
-            tmp = E[:e].copy()
-            for a in range(e):
-                E[a] = tmp[order[a]]
-            for a in range(e):
-                Dl[1, a] = row[E[a]]
-                dm[a, a] = 0.0
-                for b in range(a + 1, e):
-                    s = 0.0
-                    for c in range(d):
-                        v = Z[E[a], c] - Z[E[b], c]
-                        s += v * v
-                    dm[a, b] = s
-                    dm[b, a] = s
-            PT[1] = 0.0
-            UT[1] = u[i]
-            PEN[1] = 0.0
-            _count_hits(hits, cut_ptr, cut_ids, i, 1)
-            nxt[1] = 0
-            t = 1
-            nodes = 0
-            lbest = 0.0
-            lsize = 0
-            while t >= 1:
-                jj = nxt[t]
-                if jj > e - (m - t):
-                    t -= 1
-                    if t >= 1:
-                        _count_hits(hits, cut_ptr, cut_ids, E[mem[t]], -1)
-                    continue
-                nxt[t] = jj + 1
-                npt = PT[t] + Dl[t, jj]
-                nut = UT[t] + u[E[jj]]
-                npen = PEN[t] + _new_penalty(hits, cut_ptr, cut_ids, pen, E[jj])
-                if t + 1 == m:
-                    r = npt / m - nut + npen
-                    if r / m < best:
-                        best = r / m
-                    if r < lbest:
-                        lbest = r
-                        mem[t] = jj
-                        leaf[0] = i
-                        for a in range(1, m):
-                            leaf[a] = E[mem[a]]
-                        lsize = m
-                    continue
-                nodes += 1
-                rest = m - t - 1
-                for b in range(jj + 1, e):
-                    Dl[t + 1, b] = Dl[t, b] + dm[jj, b]
-                    gl[b] = (Dl[t + 1, b] + 0.5 * P[E[b], rest - 1]) / m - u[E[b]]
-                lb = npt / m - nut + npen + _smallest_sum(gl, jj + 1, e, rest, buf)
-                if lb >= best * m:
-                    continue
-                if nodes > node_limit:
-                    ncut += 1
-                    if lb / m < cutmin:
-                        cutmin = lb / m
-                    continue
-                mem[t] = jj
-                _count_hits(hits, cut_ptr, cut_ids, E[jj], 1)
-                t += 1
-                PT[t] = npt
-                UT[t] = nut
-                PEN[t] = npen
-                nxt[t] = jj + 1
-            _count_hits(hits, cut_ptr, cut_ids, i, -1)
+            best, lbest, lsize, cut, cut_nodes, _ = _branch(u, P, i, m, e, W, cut_ptr, cut_ids, pen, best, np.nan,
+                                                            node_limit, cols, csize, cred, none, 0, 0.0)
+            ncut += cut_nodes
+            if cut < cutmin:
+                cutmin = cut
             if lsize > 0 and lbest < -1e-12 and ncols < maxcols:
                 for a in range(lsize):
-                    cols[ncols, a] = leaf[a]
+                    cols[ncols, a] = W.leaf[a]
                 csize[ncols] = lsize
                 cred[ncols] = lbest
                 ncols += 1
     rho = best if best < cutmin else cutmin
     return rho, cols, csize, cred, ncols, ncut
+
