@@ -499,7 +499,7 @@ def cmd_bound(args) -> None:
     from mabench.report import bounds
 
     _finite("--budget", args.budget, 0, strict=True, high=1e7)
-    start = bounds.registry_start(args.dataset, args.dir) if args.method == "lp" else None
+    start = bounds.registry_start(args.dataset, args.dir) if args.method in ("lp", "tail") else None
     records = bounds.compute(args.dataset, parse_ks(args.k), args.seed, method=args.method, budget=args.budget,
                              start=start)
     if args.store:
@@ -659,13 +659,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-k", required=True, help="minimum group sizes, e.g. 3,4,5,10")
     s.add_argument("--seed", type=int, default=0, help="seed of a generated data set")
     s.add_argument("--store", action="store_true", help="also write the bounds into config/best_known/bounds.csv")
-    s.add_argument("--method", choices=["pair", "cover", "lp"], default="pair",
+    s.add_argument("--method", choices=["pair", "cover", "lp", "tail"], default="pair",
                    help="pair: the cheap pair bound; cover: the degree-cover LP bound with triangle cuts "
                         "(the stronger one from k = 4); lp: the set-partitioning LP bound by column generation, "
-                        "certified by a Lagrangian bound (docs/bounds.md)")
+                        "certified by a Lagrangian bound; tail: lp, then an integer program over the groups "
+                        "of the costliest records (docs/bounds.md)")
     s.add_argument("--budget", type=float, default=120.0,
-                   help="lp, cover: seconds per k (the round or certified pass running then finishes)")
-    s.add_argument("--dir", help="registry folder for --store and for lp's start partitions (default: config/best_known)")
+                   help="lp, cover, tail: seconds per k (the round or certified pass running then finishes); "
+                        "tail: as much again for its integer programs")
+    s.add_argument("--dir", help="registry folder for --store and for the start partitions of lp and tail (default: config/best_known)")
     s.set_defaults(func=cmd_bound)
     s = sub.add_parser("report", help="write the reproduction report: one self-contained HTML page per paper")
     s.add_argument("--results", required=True)

@@ -11,6 +11,9 @@ Columns are groups S with k ≤ |S| ≤ kmax; c_S = SSE(S); reduced cost r(S) = 
   L(u) = Σ_i u_i + n·ρ is a lower bound on the LP optimum and hence on the optimal SSE.
   With subset-row cuts (:func:`cut_index`), whose duals enter r(S) as penalties, the same search
   bounds the cut LP.
+* :func:`groups_below` — every group holding one of a set of records whose reduced cost above the
+  certified floor is below a threshold (the same search with a fixed limit): the columns of the
+  tail bound's integer program.
 
 Everything is deterministic (fixed orders, no randomness).
 """
@@ -23,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from mabench.kernels.bounds import nearest_sq
+from mabench.kernels.distances import sq_between
 
 
 @njit(cache=True)
@@ -204,14 +208,8 @@ def _scratch(n, kmax, emax, ncuts):
 @njit(cache=True)
 def _anchor_distances(Z, i, cand, cnt, row):
     """row[j] = squared distance from record i to each candidate j."""
-    d = Z.shape[1]
     for a in range(cnt):
-        j = cand[a]
-        s = 0.0
-        for c in range(d):
-            v = Z[i, c] - Z[j, c]
-            s += v * v
-        row[j] = s
+        row[cand[a]] = sq_between(Z, i, cand[a])
 
 
 @njit(cache=True)
@@ -221,11 +219,10 @@ def _root(Z, u, P, i, m, cand, cnt, limit, emax, W):
     candidates that can still join a group below limit (a candidate c is dropped when LB with c
     forced in is ≥ limit), sorted by g, in W.E[:e] with their distances in W.dm and W.Dl[1].
     Returns (LB, e); e = −1 when LB ≥ limit, e > emax (and nothing filled) when too many remain."""
-    d = Z.shape[1]
-    g, gb, E, ge, dm, Dl = W.g, W.gb, W.E, W.ge, W.dm, W.Dl
+    row, g, gb, E, ge, dm, Dl = W.row, W.g, W.gb, W.E, W.ge, W.dm, W.Dl
     for a in range(cnt):
         j = cand[a]
-        g[a] = (W.row[j] + 0.5 * P[j, m - 2]) / m - u[j]
+        g[a] = (row[j] + 0.5 * P[j, m - 2]) / m - u[j]
     for a in range(cnt):
         gb[a] = g[a]
     part = np.partition(gb[:cnt], m - 2)
@@ -254,15 +251,10 @@ def _root(Z, u, P, i, m, cand, cnt, limit, emax, W):
     for a in range(e):
         E[a] = tmp[order[a]]
     for a in range(e):
-        Dl[1, a] = W.row[E[a]]
+        Dl[1, a] = row[E[a]]
         dm[a, a] = 0.0
         for b in range(a + 1, e):
-            s = 0.0
-            for c in range(d):
-                v = Z[E[a], c] - Z[E[b], c]
-                s += v * v
-            dm[a, b] = s
-            dm[b, a] = s
+            dm[a, b] = dm[b, a] = sq_between(Z, E[a], E[b])
     return root, e
 
 
@@ -425,3 +417,62 @@ def certified_price(Z, u, k, kmax, P, node_limit, emax, maxcols, cut_ptr, cut_id
     rho = best if best < cutmin else cutmin
     return rho, cols, csize, cred, ncols, ncut
 
+
+@njit(cache=True)
+def groups_below(Z, u, k, kmax, P, cut_ptr, cut_ids, pen, rho, delta, anchors, cap, emax, node_limit, maxcols):
+    """Every group S (k ≤ |S| ≤ kmax) that holds an accepted anchor and whose reduced cost above the
+    certified floor, r'(S) = r(S) − |S|·ρ, is below ``delta`` (r as in :func:`certified_price`).
+
+    The anchors are taken in the given order; each one enumerates (:func:`_root`, :func:`_branch`
+    with the fixed limit delta + m·ρ) the groups it holds whose other members are not anchors
+    accepted before it, so every group holding an accepted anchor is met exactly once, by the first
+    accepted anchor it holds. An anchor with more than ``cap`` such groups, more than ``emax``
+    candidates at a root or more than ``node_limit`` nodes in a search is not accepted: its groups
+    are dropped and it stays a candidate of the anchors after it. Returns (accepted (one flag per
+    anchor), members (maxcols, kmax) padded −1, sizes, r', number of groups)."""
+    n = Z.shape[0]
+    out = -np.ones((maxcols, kmax), dtype=np.int64)
+    sizes = np.zeros(maxcols, dtype=np.int64)
+    red = np.zeros(maxcols)
+    count = np.zeros(1, dtype=np.int64)
+    accepted = np.zeros(anchors.shape[0], dtype=np.bool_)
+    taken = np.zeros(n, dtype=np.bool_)
+    cand = np.empty(n, dtype=np.int64)
+    W = _scratch(n, kmax, emax, pen.shape[0])
+    for ai in range(anchors.shape[0]):
+        i = anchors[ai]
+        cnt = 0
+        for j in range(n):
+            if not taken[j] and j != i:
+                cand[cnt] = j
+                cnt += 1
+        _anchor_distances(Z, i, cand, cnt, W.row)
+        start = count[0]
+        stop = min(start + cap, maxcols)
+        ok = True
+        for m in range(k, kmax + 1):
+            if m - 1 > cnt:
+                break
+            limit = delta + m * rho
+            root, e = _root(Z, u, P, i, m, cand, cnt, limit, emax, W)
+            if e < 0:
+                continue
+            if e > emax:
+                ok = False
+                break
+            stopped = _branch(u, P, i, m, e, W, cut_ptr, cut_ids, pen, 0.0, limit, node_limit, out, sizes, red, count,
+                              stop, m * rho)[5]
+            if stopped:
+                ok = False
+                break
+        if ok:
+            accepted[ai] = True
+            taken[i] = True
+        else:
+            for q in range(start, min(count[0], maxcols)):
+                sizes[q] = 0
+                red[q] = 0.0
+                for a in range(kmax):
+                    out[q, a] = -1
+            count[0] = start
+    return accepted, out, sizes, red, count[0]

@@ -46,6 +46,22 @@ def full_lp(Z, k, subset_rows=False):
     return float(res.fun)
 
 
+def cut_instance(n, k, seed, ncuts, noise=1.0):
+    """Random records, duals (the pair bound's plus noise), subset-row cuts and penalties, with the
+    reduced cost r(S) = c_S − u(S) + the penalties of the cuts S meets in two or more records."""
+    rng = np.random.default_rng(seed)
+    Z = np.ascontiguousarray(rng.normal(size=(n, 2)))
+    P, _ = CG.nearest_prefix(Z, 2 * k - 1)
+    u = np.ascontiguousarray(P[:, k - 1] / (2 * k) + noise * rng.normal(size=n))
+    cuts = np.array([rng.choice(n, 3, replace=False) for _ in range(ncuts)]).reshape(-1, 3)
+    pen = np.ascontiguousarray(rng.exponential(size=ncuts))
+
+    def reduced(S):
+        return group_sse(Z, S) - u[list(S)].sum() + sum(p for T, p in zip(cuts, pen) if len(set(S) & set(T.tolist())) >= 2)
+
+    return Z, P, u, (*CG.cut_index(cuts, n), pen), reduced
+
+
 def rel(a, b):
     return abs(a - b) / max(1.0, abs(b))
 
@@ -129,18 +145,9 @@ def test_certified_pricing_with_cut_penalties(n, k, seed, ncuts, limits):
     L = Σu − Σpen + nρ stays below the optimum."""
     if 2 * k > n:
         return
-    rng = np.random.default_rng(seed)
-    Z = np.ascontiguousarray(rng.normal(size=(n, 2)))
     kmax = 2 * k - 1
-    P, _ = CG.nearest_prefix(Z, kmax)
-    u = np.ascontiguousarray(P[:, k - 1] / (2 * k) + rng.normal(size=n))
-    cuts = np.array([rng.choice(n, 3, replace=False) for _ in range(ncuts)])
-    pen = np.ascontiguousarray(rng.exponential(size=ncuts))
-    cut_ptr, cut_ids = CG.cut_index(cuts, n)
+    Z, P, u, (cut_ptr, cut_ids, pen), reduced = cut_instance(n, k, seed, ncuts)
     rho, cols, sizes, red, nc, _ = CG.certified_price(Z, u, k, kmax, P, limits[0], limits[1], 8 * n, cut_ptr, cut_ids, pen)
-
-    def reduced(S):
-        return group_sse(Z, S) - u[list(S)].sum() + sum(p for T, p in zip(cuts, pen) if len(set(S) & set(T.tolist())) >= 2)
 
     exact = min(0.0, min(reduced(S) / len(S) for S in groups(n, k)))
     assert rho <= exact + 1e-9
