@@ -322,6 +322,12 @@ def best_published(registry: pd.DataFrame | None = None) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _strictly(row) -> str:
+    if row["below"]:
+        return "yes"
+    return "no" if row["below_possible"] else f"cannot (bound ≥ {row['published'] - 0.005:g})"
+
+
 def table(out_dir, root=None, registry=None) -> pd.DataFrame:
     """best_known.{md,csv}: per data set and k, the seeds' best published IL, the harness's
     verified best, the gap (harness − published) and whether the harness is at or below it."""
@@ -341,23 +347,28 @@ def table(out_dir, root=None, registry=None) -> pd.DataFrame:
     except UserError:
         merged["il_bound"] = float("nan")
     merged["gap_pct"] = 100.0 * (merged["il_recomputed"] - merged["il_bound"]) / merged["il_recomputed"]
+    # a bound at or above the target proves that no partition is one printed unit below the print
+    merged["below_possible"] = ~(merged["il_bound"] >= merged["published"] - 0.005)
     lines = ["# Best-known partitions against the seeds' best published IL", "",
              "Harness = the verified partition in config/best_known (IL recomputed from the data, "
              "z-scores, IL = 100·SSE/SST); Published = the lowest IL any seed prints for the cell "
              "(003_58f0e37d459aa4df.txt Table 4, ICSM and LS columns); Gap = harness − published. "
              "At or below: the unrounded harness IL is ≤ the printed (2-decimal) value.", "",
              "Bound = the certified lower bound (config/best_known/bounds.csv, `mabench bound`, docs/bounds.md); "
-             "Gap % = 100·(harness − bound)/harness, the most by which the optimum can lie below the harness.", "",
+             "Gap % = 100·(harness − bound)/harness, the most by which the optimum can lie below the harness. "
+             "Strictly below says \"cannot\" where the bound is already at or above the printed value − 0.005: "
+             "no partition of that data set at that k is one printed unit below the print.", "",
              "| Data set | k | Published | by | Harness | Gap | At or below | Strictly below | Bound | Gap % | Method | Budget | Groups (min–max) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in merged.to_dict("records"):
         lines.append(f"| {r['dataset']} | {r['k']} | {r.get('published_as', '')} | {r.get('published_by', '')} | "
                      f"{r['il_recomputed']:.4f} | {r['gap']:+.4f} | {'yes' if r['beats'] else 'no'} | "
-                     f"{'yes' if r['below'] else 'no'} | {r['il_bound']:.4f} | {r['gap_pct']:.1f} | {r['method']} | "
+                     f"{_strictly(r)} | {r['il_bound']:.4f} | {r['gap_pct']:.1f} | {r['method']} | "
                      f"{r['budget']} | {r['min_group']}–{r['max_group']} |")
     n_beat = int(merged["beats"].sum())
     lines += ["", f"At or below the published value in {n_beat} of {len(merged)} cells; strictly below "
-              f"(by one printed unit, 0.005) in {int(merged['below'].sum())}."]
+              f"(by one printed unit, 0.005) in {int(merged['below'].sum())}; proven impossible in "
+              f"{int((~merged['below_possible']).sum())}."]
     if problems:
         lines += ["", "## Verification problems", ""] + [f"* {p}" for p in problems]
     out_dir = Path(out_dir)

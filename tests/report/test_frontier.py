@@ -49,9 +49,14 @@ def test_frontier_files_and_figure(tmp_path):
 
 def test_best_known_table_has_bound_columns(tmp_path):
     merged = best_known.table(tmp_path)
-    assert {"il_bound", "gap_pct", "below"} <= set(merged.columns)
+    assert {"il_bound", "gap_pct", "below", "below_possible"} <= set(merged.columns)
     assert (merged["il_bound"] < merged["il_recomputed"]).all()
     assert "Gap %" in (tmp_path / "best_known.md").read_text()
+    # where the bound is at or above the target, the cell says it cannot be reached, and is not below
+    cannot = merged[~merged["below_possible"]]
+    assert (cannot["il_bound"] >= cannot["published"] - 0.005).all() and not cannot["below"].any()
+    text = (tmp_path / "best_known.md").read_text()
+    assert text.count("| cannot (bound ≥") == len(cannot)
 
 
 def test_frontier_page(tmp_path):
