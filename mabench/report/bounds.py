@@ -470,10 +470,12 @@ TAIL_COLUMNS = 2_000_000
 
 def _incumbent(Z, labels):
     """SSE of a partition (None without one)."""
+    from mabench import kernels as K
+
     if labels is None:
         return None
-    labels = np.asarray(labels)
-    return float(sum(((Z[labels == g] - Z[labels == g].mean(axis=0)) ** 2).sum() for g in np.unique(labels)))
+    _, dense = np.unique(np.asarray(labels), return_inverse=True)
+    return float(K.sse(Z, np.ascontiguousarray(dense, dtype=np.int64), int(dense.max()) + 1))
 
 
 def tail_bound(Z, k: int, point, lagrangian_value: float, incumbent: float | None = None, anchors: int = TAIL_ANCHORS,
@@ -519,7 +521,7 @@ def tail_bound(Z, k: int, point, lagrangian_value: float, incumbent: float | Non
         used = np.flatnonzero(np.asarray(A.sum(axis=1)).ravel() > 0)
         in_tail = np.zeros(n, dtype=bool)
         in_tail[tail] = True
-        if not in_tail[used].sum() == len(tail):  # a tail record with no group below delta
+        if in_tail[used].sum() != len(tail):  # a tail record with no group below delta
             ip = np.inf
         else:
             res = milp(red[:count], constraints=LinearConstraint(A[used], in_tail[used].astype(float), 1.0),
