@@ -99,3 +99,15 @@ def test_tail_bound_never_above_the_optimum(n, k, seed, start, whole):
     lp = B.lp_bound(Z, k, budget=10)
     res = B.tail_bound(Z, k, lp["point"], lp["sse_bound"], anchors=n if whole else n // 2, time_limit=10, start=start)
     assert lp["sse_bound"] - 1e-12 <= res["sse_bound"] <= optimum(Z, k, 2 * k - 1) + 1e-9
+
+
+def test_tail_bound_says_nothing_beyond_delta():
+    """With zero duals r'(S) = SSE(S) and L = 0. On this instance (seven records on a line, k = 2)
+    there is a δ where every partition built from groups below δ costs more than the optimum, which
+    uses a group above δ: the program's value must then count only up to δ."""
+    rng = np.random.default_rng(119)
+    n = int(rng.integers(6, 9))
+    Z = np.ascontiguousarray(rng.normal(size=(n, 1)) * np.where(rng.random(n) < 0.3, 4, 1)[:, None])
+    point = (np.zeros(n), np.zeros(0), CG.cut_index(np.zeros((0, 3)), n), 0.0)
+    res = B.tail_bound(Z, 2, point, 0.0, anchors=n, time_limit=10, start=1e-2)
+    assert 0.0 <= res["sse_bound"] <= optimum(Z, 2, 3) + 1e-9
