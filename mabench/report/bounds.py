@@ -378,6 +378,12 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
     def certify(u, pen, maxcols):
         return lagrangian(Z, u, k, P, node_limit, emax, maxcols, (*index, pen))
 
+    def keep(value, how, u, pen, rho):  # a larger certified L: the new bound, centre and dual point
+        nonlocal best, best_how, centre, best_point
+        if value > best:
+            best, best_how, centre = value, how, (u.copy(), pen.copy())
+            best_point = (centre[0], centre[1], index, float(rho))
+
     def penalized(members, pen):  # a greedy column's reduced cost lacks the cuts' penalties
         hit = np.bincount(index[1][np.concatenate([np.arange(index[0][i], index[0][i + 1]) for i in members])],
                           minlength=len(cuts))
@@ -419,9 +425,7 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
         certified += 1
         t1 = time.perf_counter()
         value, (rho, cm, cs, _, nc, ncut) = certify(u, pen, 4 * n)
-        if value > best:
-            best, best_how, centre = value, "duals", (u.copy(), pen.copy())
-            best_point = (u.copy(), pen.copy(), index, float(rho))
+        keep(value, "duals", u, pen, rho)
         for a in range(nc):
             added += add(cm[a, : cs[a]])
         if not out_of_time:  # stabilization: L is concave; try points between the best one and (u, pen)
@@ -431,9 +435,7 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
                 value, (vrho, cm, cs, _, nc, _) = certify(v, w, n)
                 for a in range(nc):
                     added += add(cm[a, : cs[a]])
-                if value > best:
-                    best, best_how, centre = value, f"smoothed alpha={alpha:g}", (v, w)
-                    best_point = (v, w, index, float(vrho))
+                keep(value, f"smoothed alpha={alpha:g}", v, w, vrho)
         spent["certified"] += time.perf_counter() - t1
         if added and not out_of_time:
             continue
@@ -453,9 +455,7 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
         cu, cp = point(*centre)
         v, w = np.ascontiguousarray(alpha * u + (1.0 - alpha) * cu), alpha * pen + (1.0 - alpha) * cp
         value, (vrho, *_) = certify(v, w, 1)
-        if value > best:
-            best, best_how, centre = value, f"final alpha={alpha:g}", (v, w)
-            best_point = (v, w, index, float(vrho))
+        keep(value, f"final alpha={alpha:g}", v, w, vrho)
     return {"sse_bound": float(best), "point": best_point, "lp_value": lp_value, "columns": len(cols), "cuts": len(cuts),
             "iterations": iters, "certified_passes": certified, "cut_nodes": int(ncut), "converged": bool(converged),
             "from": best_how, "seconds": round(time.perf_counter() - t0, 3),
