@@ -84,7 +84,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
     seeds = _farthest_first(Z, c_fixed) if fixed_centroid else np.empty(0, dtype=np.int64)
     nxt = 0
     c0 = c_fixed.copy()
-    Q, order, a = shell_order(Z, labels if not fixed_centroid else np.zeros(0, dtype=np.int64), c0)
+    shell = shell_order(Z, labels if not fixed_centroid else np.zeros(0, dtype=np.int64), c0)
     head = np.int64(0)
     left = n
     g = np.int64(0)
@@ -104,11 +104,11 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
             r = seeds[nxt]
         else:
             slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
-            if left < SHELL_REBUILD * order.size:
+            if left < SHELL_REBUILD * shell.ids.size:
                 c0[:] = c
-                Q, order, a = shell_order(Z, labels, c0)
+                shell = shell_order(Z, labels, c0)
                 head = np.int64(0)
-            r, head = shell_farthest(Q, order, a, head, c0, labels, c)
+            r, head = shell_farthest(shell, head, c0, labels, c)
         pr = pos[r]
         if pr == cached and all_alive(T, near_b[1], counts[1], min(k - 1, left - 1)):
             left -= take_group(Z, T, pr, near_b[1], counts[1], labels, g, sums)
@@ -120,7 +120,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
                     t += 1
                 guess = seeds[t]
             else:
-                guess = shell_farthest(Q, order, a, head, c0, labels, c, r)[0]
+                guess = shell_farthest(shell, head, c0, labels, c, r)[0]
             load_position(T, pr, p)
             load_position(T, pos[guess], q)
             nearest_of_two(T, k - 1, pr, pos[guess], p, q, (top_d, top_i), near_b, KS, KS_b, counts)

@@ -69,7 +69,7 @@ def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
     slots = n
     slots = centroid_of_remaining(Z, ids, labels, slots, n, sums, c)
     c0 = c.copy()
-    Q, order, a = shell_order(Z, labels, c0)
+    shell = shell_order(Z, labels, c0)
     head = np.int64(0)
     built = n
     left = n
@@ -84,15 +84,15 @@ def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
             KS_s = kd_scratch(T)
             built = left
         slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
-        if left < SHELL_REBUILD * len(order):
+        if left < SHELL_REBUILD * shell.ids.size:
             c0[:] = c
-            Q, order, a = shell_order(Z, labels, c0)
+            shell = shell_order(Z, labels, c0)
             head = np.int64(0)
-        rr, head = shell_farthest(Q, order, a, head, c0, labels, c)
+        rr, head = shell_farthest(shell, head, c0, labels, c)
         r = pos[rr]
         load_position(T, r, p)
         if pair is not None:
-            far_and_near(T, Q, order, a, head, c0, labels, pos, k, r, p, q, (top_d, top_i), near_s, KS, KS_s, answer)
+            far_and_near(T, shell, head, c0, labels, pos, k, r, p, q, (top_d, top_i), near_s, KS, KS_s, answer)
             s, head = pos[answer[0]], answer[1]
             left -= take_group(Z, T, r, top_i, answer[3], labels, g, sums)
             g += 1
@@ -101,17 +101,17 @@ def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
                 g += 1
                 continue
         else:
-            ss, head = shell_farthest(Q, order, a, head, c0, labels, p)  # before r's group leaves, as in the pass kernel
+            ss, head = shell_farthest(shell, head, c0, labels, p)  # before r's group leaves, as in the pass kernel
             s = pos[ss]
             left -= group_from_tree(Z, T, r, k, labels, g, sums, p, top_d, top_i, KS)
             g += 1
         if not T[11][s]:  # only when every remaining record is equidistant from r
-            s = pos[shell_farthest(Q, order, a, head, c0, labels, p)[0]]
+            s = pos[shell_farthest(shell, head, c0, labels, p)[0]]
         left -= group_from_tree(Z, T, s, k, labels, g, sums, p, top_d, top_i, KS)
         g += 1
     if left >= (2 * k if tail == TAIL_3K else k) and tail != TAIL_2K:
         slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
-        r = pos[shell_farthest(Q, order, a, head, c0, labels, c)[0]]
+        r = pos[shell_farthest(shell, head, c0, labels, c)[0]]
         left -= group_from_tree(Z, T, r, k, labels, g, sums, p, top_d, top_i, KS)
         g += 1
     if left >= k:

@@ -19,6 +19,7 @@ A record is remaining iff ``labels[r] == UNASSIGNED``.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from contextlib import contextmanager
 
 import numba
@@ -98,7 +99,7 @@ def group_from_tree(Z, T, seed, k, labels, g, sums, p, top_d, top_i, KS):
 
 
 @njit(cache=True, parallel=True)
-def far_and_near(T, Q, order, a, head, c0, labels, pos, k, r, p, q, near_r, near_s, KS_r, KS_s, answer):
+def far_and_near(T, shell, head, c0, labels, pos, k, r, p, q, near_r, near_s, KS_r, KS_s, answer):
     """MDAV's three questions after r, on two threads, while neither changes the tree or the labels:
 
     * thread 1: r's k−1 nearest remaining records (r excluded) into near_r;
@@ -111,7 +112,7 @@ def far_and_near(T, Q, order, a, head, c0, labels, pos, k, r, p, q, near_r, near
     writes only its own outputs, so the answers are the same for any number of threads."""
     for t in prange(2):
         if t == 0:
-            ss, h = shell_farthest(Q, order, a, head, c0, labels, p)
+            ss, h = shell_farthest(shell, head, c0, labels, p)
             answer[0] = ss
             answer[1] = h
             s = pos[ss]
@@ -183,11 +184,23 @@ def start_sums(Z, labels):
 # the best distance found. MDAV asks for the farthest from the centroid (c0 is the centroid at the last
 # rebuild, so |p − c0| is small and only a thin outer shell is read) and from a record on that shell.
 # In many dimensions this reads far fewer records than the k-d tree's boxes would open.
+#
+# The rows are stored in blocks of SHELL_BLOCK slots, column by column within a block, so that one
+# block's distances are computed side by side in vector instructions (each slot's sum still added in
+# attribute order from 0.0: the same bits as the pass). A block is read whole: its slots past the
+# stopping point have distances below the bound, below the best, so they can neither win nor tie.
+
+SHELL_BLOCK = 64  # the scan alone over a ball of 10^6 x 10, one thread: 2.6-3.3x row by row (16: 2x, 128: the same)
+
+Shell = namedtuple("Shell", "rows ids radius dist")
+Shell.__doc__ = """The remaining records in decreasing distance from the pivot c0: rows (blocks, d, SHELL_BLOCK),
+column-major per block, padded with NaN (a NaN distance never wins); ids (record id per slot); radius
+(|x − c0| per slot); dist (one block's distances, scratch of the one thread that scans)."""
 
 
 @njit(cache=True)
 def shell_order(Z, labels, c0):
-    """(rows Q, record ids, |x − c0|) of the remaining records, sorted by decreasing |x − c0|."""
+    """:class:`Shell` of the remaining records, sorted by decreasing |x − c0|."""
     d = Z.shape[1]
     rem = np.flatnonzero(labels == UNASSIGNED)
     a = np.empty(rem.size)
@@ -199,22 +212,25 @@ def shell_order(Z, labels, c0):
         a[t] = np.sqrt(s)
     order = np.argsort(-a, kind="mergesort")
     ids = rem[order]
-    Q = np.empty((ids.size, d))
+    B = SHELL_BLOCK
+    rows = np.full(((ids.size + B - 1) // B, d, B), np.nan)
     for t in range(ids.size):
         for j in range(d):
-            Q[t, j] = Z[ids[t], j]
-    return Q, ids, a[order]
+            rows[t // B, j, t % B] = Z[ids[t], j]
+    return Shell(rows, ids, a[order], np.empty(B))
 
 
 @njit(cache=True)
-def shell_farthest(Q, ids, a, head, c0, labels, p, skip=-1):
+def shell_farthest(shell, head, c0, labels, p, skip=-1):
     """Record id of the remaining record farthest from p (squared distance computed as the distance
     pass computes it; ties to the lowest id), and the new head (first position possibly alive).
 
-    The scan stops at the first slot, alive or not, whose bound is below the best (the bounds only
+    The scan stops at the first block whose first slot's bound is below the best (the bounds only
     fall along the order); a slot's label, a random access into an n-long array, is read only when
     its distance would win. Record ``skip`` counts as grouped."""
-    d = Q.shape[1]
+    rows, ids, a, dist = shell.rows, shell.ids, shell.radius, shell.dist
+    d = rows.shape[1]
+    B = rows.shape[2]
     q = 0.0
     pp = 0.0
     for j in range(d):
@@ -227,19 +243,29 @@ def shell_farthest(Q, ids, a, head, c0, labels, p, skip=-1):
         head += 1
     best = -1.0
     best_r = -1
-    for t in range(head, ids.size):
-        e = a[t] + off
+    for b in range(head // B, rows.shape[0]):
+        e = a[b * B] + off
         if e * e * (1.0 + SLACK) + tol < best:
             break
-        dist = 0.0
+        block = rows[b]
+        for i in range(B):
+            dist[i] = 0.0
         for j in range(d):
-            u = Q[t, j] - p[j]
-            dist += u * u
-        if dist >= best:
-            r = ids[t]
-            if (dist > best or r < best_r) and labels[r] == UNASSIGNED and r != skip:
-                best = dist
-                best_r = r
+            pj = p[j]
+            for i in range(B):
+                u = block[j, i] - pj
+                dist[i] += u * u
+        wins = 0
+        for i in range(B):
+            wins += dist[i] >= best
+        if wins == 0:
+            continue
+        for i in range(B):
+            if dist[i] >= best:
+                r = ids[b * B + i]
+                if (dist[i] > best or r < best_r) and labels[r] == UNASSIGNED and r != skip:
+                    best = dist[i]
+                    best_r = r
     return best_r, head
 
 
