@@ -77,10 +77,13 @@ def _select(Z, rec, lo, hi, kth, dim):
 def kd_build(Z, ids):
     """Tree over the rows ``ids`` of Z (n, d) (record ids, ascending).
 
-    Returns (P, rec, leaf_of, start, end, left, right, parent, lo, hi, count, alive):
+    Returns (P, rec, leaf_of, start, end, left, right, parent, lo, hi, count, alive, PT):
     P the records in leaf order (P[i] = Z[rec[i]]), leaf_of[i] the leaf holding position i,
     per node its position range, children (-1 at a leaf), parent, bounding box and alive count,
-    and alive[i] per position.
+    alive[i] per position, and PT = P leaf by leaf, column-major within a leaf (leaf v's column j
+    starts at start[v]·d + j·size(v)): kd_nearest_k computes a leaf's distances from it column by
+    column, side by side in vector instructions. A grouped position's first coordinate there is
+    NaN, so its distance never makes a leaf worth a closer look.
     """
     n = ids.size
     d = Z.shape[1]
@@ -141,8 +144,14 @@ def kd_build(Z, ids):
     for i in range(n):
         for j in range(d):
             P[i, j] = Z[rec[i], j]
+    PT = np.empty(n * d)
+    for i in range(n):
+        v = leaf_of[i]
+        m = end[v] - start[v]
+        for j in range(d):
+            PT[start[v] * d + j * m + i - start[v]] = P[i, j]
     return (P, rec, leaf_of, start[:nodes], end[:nodes], left[:nodes], right[:nodes], parent[:nodes],
-            lo[:nodes], hi[:nodes], count[:nodes], np.ones(n, dtype=np.bool_))
+            lo[:nodes], hi[:nodes], count[:nodes], np.ones(n, dtype=np.bool_), PT)
 
 
 @njit(cache=True)
@@ -161,17 +170,23 @@ def kd_remaining(Z, labels, unassigned, pos):
 
 @njit(cache=True)
 def kd_scratch(T):
-    """Scratch for :func:`kd_nearest_to_group`: (centroid, DFS stack, stack bounds)."""
-    nodes = T[3].size
-    return np.empty(T[0].shape[1]), np.empty(nodes, dtype=np.int64), np.empty(nodes)
+    """Scratch for the queries: (centroid, DFS stack, stack bounds, one leaf's distances)."""
+    start, end, left = T[3], T[4], T[5]
+    nodes = start.size
+    widest = 1
+    for v in range(nodes):
+        if left[v] < 0:
+            widest = max(widest, end[v] - start[v])  # a leaf of duplicates can exceed LEAF
+    return np.empty(T[0].shape[1]), np.empty(nodes, dtype=np.int64), np.empty(nodes), np.empty(widest)
 
 
 @njit(cache=True)
 def kd_delete(T, i):
     """Mark position i grouped and update the alive counts up to the root."""
-    leaf_of, parent, count, alive = T[2], T[7], T[10], T[11]
+    P, start, leaf_of, parent, count, alive, PT = T[0], T[3], T[2], T[7], T[10], T[11], T[12]
     alive[i] = False
     v = leaf_of[i]
+    PT[start[v] * P.shape[1] + i - start[v]] = np.nan
     while v >= 0:
         count[v] -= 1
         v = parent[v]
@@ -195,7 +210,7 @@ def kd_nearest_to_group(T, members, s, KS):
     """Alive position of the smallest Σ_t ||P[i] − P[members[t]]||² (t < s; positions), ties to the
     lowest record id; -1 if nothing is alive. ``KS`` is :func:`kd_scratch`."""
     P, rec, start, end, left, right, lo, hi, count, alive = T[0], T[1], T[3], T[4], T[5], T[6], T[8], T[9], T[10], T[11]
-    c, stack, bounds = KS
+    c, stack, bounds, _ = KS
     d = P.shape[1]
     for j in range(d):
         acc = 0.0
@@ -303,9 +318,9 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
     """The ``want`` alive positions nearest to the point p, sorted by (squared distance, record id)
     into ``top_d``/``top_i``; returns how many (fewer only when fewer are alive). Position ``skip``
     counts as grouped: two threads can query the tree at once while neither changes it."""
-    P, rec, start, end, left, right, lo, hi, count, alive = T[0], T[1], T[3], T[4], T[5], T[6], T[8], T[9], T[10], T[11]
-    _, stack, bounds = KS
-    d = P.shape[1]
+    rec, start, end, left, right, lo, hi, count, alive, PT = T[1], T[3], T[4], T[5], T[6], T[8], T[9], T[10], T[11], T[12]
+    _, stack, bounds, dist = KS
+    d = T[0].shape[1]
     if want <= 0:
         return 0
     tol = _point_tol(p)
@@ -322,22 +337,39 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
             continue
         a = left[v]
         if a < 0:
-            for i in range(start[v], end[v]):
+            s0 = start[v]
+            m = end[v] - s0
+            for t in range(m):
+                dist[t] = 0.0
+            # Each distance is still added in attribute order from 0.0 (the pass's bits). The column is
+            # taken as a view: indexing it by range() needs no negative-index fix-up, so the loop vectorizes.
+            for j in range(d):
+                pj = p[j]
+                col = PT[s0 * d + j * m: s0 * d + (j + 1) * m]
+                for t in range(m):
+                    u = col[t] - pj
+                    dist[t] += u * u
+            if cnt == want:
+                lim = top_d[cnt - 1]
+                wins = 0
+                for t in range(m):
+                    wins += dist[t] <= lim
+                if wins == 0:
+                    continue
+            for t in range(m):
+                i = s0 + t
                 if not alive[i] or i == skip:
                     continue
-                dist = 0.0
-                for j in range(d):
-                    u = P[i, j] - p[j]
-                    dist += u * u
+                x = dist[t]
                 r = rec[i]
-                if cnt == want and (dist > top_d[cnt - 1] or (dist == top_d[cnt - 1] and r > rec[top_i[cnt - 1]])):
+                if cnt == want and (x > top_d[cnt - 1] or (x == top_d[cnt - 1] and r > rec[top_i[cnt - 1]])):
                     continue
                 at = cnt if cnt < want else want - 1
-                while at > 0 and (top_d[at - 1] > dist or (top_d[at - 1] == dist and rec[top_i[at - 1]] > r)):
+                while at > 0 and (top_d[at - 1] > x or (top_d[at - 1] == x and rec[top_i[at - 1]] > r)):
                     top_d[at] = top_d[at - 1]
                     top_i[at] = top_i[at - 1]
                     at -= 1
-                top_d[at] = dist
+                top_d[at] = x
                 top_i[at] = i
                 if cnt < want:
                     cnt += 1
