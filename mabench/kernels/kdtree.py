@@ -77,13 +77,13 @@ def _select(Z, rec, lo, hi, kth, dim):
 def kd_build(Z, ids):
     """Tree over the rows ``ids`` of Z (n, d) (record ids, ascending).
 
-    Returns (P, rec, leaf_of, start, end, left, right, parent, lo, hi, count, alive, PT):
+    Returns (P, rec, leaf_of, start, end, left, right, parent, lo, hi, count, alive, PT, norm):
     P the records in leaf order (P[i] = Z[rec[i]]), leaf_of[i] the leaf holding position i,
     per node its position range, children (-1 at a leaf), parent, bounding box and alive count,
-    alive[i] per position, and PT = P leaf by leaf, column-major within a leaf (leaf v's column j
-    starts at start[v]·d + j·size(v)): kd_nearest_k computes a leaf's distances from it column by
-    column, side by side in vector instructions. A grouped position's first coordinate there is
-    NaN, so its distance never makes a leaf worth a closer look.
+    alive[i] per position; PT = P in single precision, leaf by leaf, column-major within a leaf
+    (leaf v's column j starts at start[v]·d + j·size(v)), from which kd_nearest_k filters a leaf's
+    records side by side in vector instructions (a grouped position's first coordinate there is
+    NaN, so it never passes the filter); norm = [the largest |P[i]|], for the filter's error bound.
     """
     n = ids.size
     d = Z.shape[1]
@@ -144,14 +144,18 @@ def kd_build(Z, ids):
     for i in range(n):
         for j in range(d):
             P[i, j] = Z[rec[i], j]
-    PT = np.empty(n * d)
+    PT = np.empty(n * d, dtype=np.float32)
+    norm = 0.0
     for i in range(n):
         v = leaf_of[i]
         m = end[v] - start[v]
+        sq = 0.0
         for j in range(d):
             PT[start[v] * d + j * m + i - start[v]] = P[i, j]
+            sq += P[i, j] * P[i, j]
+        norm = max(norm, sq)
     return (P, rec, leaf_of, start[:nodes], end[:nodes], left[:nodes], right[:nodes], parent[:nodes],
-            lo[:nodes], hi[:nodes], count[:nodes], np.ones(n, dtype=np.bool_), PT)
+            lo[:nodes], hi[:nodes], count[:nodes], np.ones(n, dtype=np.bool_), PT, np.array([np.sqrt(norm)]))
 
 
 @njit(cache=True)
@@ -170,14 +174,16 @@ def kd_remaining(Z, labels, unassigned, pos):
 
 @njit(cache=True)
 def kd_scratch(T):
-    """Scratch for the queries: (centroid, DFS stack, stack bounds, one leaf's distances)."""
+    """Scratch for the queries: (centroid, DFS stack, stack bounds, one leaf's single-precision
+    distances, the query point in single precision)."""
     start, end, left = T[3], T[4], T[5]
     nodes = start.size
     widest = 1
     for v in range(nodes):
         if left[v] < 0:
             widest = max(widest, end[v] - start[v])  # a leaf of duplicates can exceed LEAF
-    return np.empty(T[0].shape[1]), np.empty(nodes, dtype=np.int64), np.empty(nodes), np.empty(widest)
+    return (np.empty(T[0].shape[1]), np.empty(nodes, dtype=np.int64), np.empty(nodes), np.empty(widest, dtype=np.float32),
+            np.empty(T[0].shape[1], dtype=np.float32))
 
 
 @njit(cache=True)
@@ -210,7 +216,7 @@ def kd_nearest_to_group(T, members, s, KS):
     """Alive position of the smallest Σ_t ||P[i] − P[members[t]]||² (t < s; positions), ties to the
     lowest record id; -1 if nothing is alive. ``KS`` is :func:`kd_scratch`."""
     P, rec, start, end, left, right, lo, hi, count, alive = T[0], T[1], T[3], T[4], T[5], T[6], T[8], T[9], T[10], T[11]
-    c, stack, bounds, _ = KS
+    c, stack, bounds, _, _ = KS
     d = P.shape[1]
     for j in range(d):
         acc = 0.0
@@ -313,17 +319,39 @@ def _point_tol(p):
     return TINY * (pp + 1.0)
 
 
+# kd_nearest_k reads the leaves in single precision and computes a double-precision distance (the
+# pass's bits) only where the single-precision one says it could enter the answer. For a record x and
+# the point p, with u = x − p and ũ its single-precision counterpart (x and p rounded, then subtracted):
+#   |ũ − u| <= F32_ERR·(|x| + |p|)   (three roundings of 2^-24 each, relative to |x_j| + |p_j|),
+#   the single-precision sum of squares d̃ >= |ũ|² / (1 + (d + 2)·2^-23),
+# so |u| >= sqrt(d̃ / (1 + (d + 2)·2^-23)) − F32_ERR·(|x| + |p|) − F32_TINY, and a record whose bound
+# exceeds the current k-th distance (with the tree's SLACK and tol) cannot enter.
+F32_ERR = 2.0 ** -22   # bound on the rounding of the difference vector, relative to |x| + |p|
+F32_TINY = 1e-18       # room for single precision's subnormal range, in distance units
+F32_MAX = 1e18         # from this norm on the squares could overflow single precision: no filter
+
+
 @njit(cache=True)
 def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
     """The ``want`` alive positions nearest to the point p, sorted by (squared distance, record id)
     into ``top_d``/``top_i``; returns how many (fewer only when fewer are alive). Position ``skip``
     counts as grouped: two threads can query the tree at once while neither changes it."""
-    rec, start, end, left, right, lo, hi, count, alive, PT = T[1], T[3], T[4], T[5], T[6], T[8], T[9], T[10], T[11], T[12]
-    _, stack, bounds, dist = KS
-    d = T[0].shape[1]
+    P, rec, start, end, left, right, lo, hi, count, alive, PT = T[0], T[1], T[3], T[4], T[5], T[6], T[8], T[9], T[10], T[11], T[12]
+    _, stack, bounds, dist, p32 = KS
+    d = P.shape[1]
     if want <= 0:
         return 0
     tol = _point_tol(p)
+    pn = 0.0
+    for j in range(d):
+        p32[j] = p[j]
+        pn += p[j] * p[j]
+    pn = np.sqrt(pn)
+    norm = T[13][0]
+    filt = norm < F32_MAX and pn < F32_MAX
+    err = F32_ERR * (norm + pn) + F32_TINY
+    rel = 1.0 + (d + 2) * 2.0 ** -23
+    thr = np.inf  # single-precision distances above thr cannot enter
     cnt = 0
     sp = 0
     if count[0] > 0:
@@ -344,23 +372,25 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
             # Each distance is still added in attribute order from 0.0 (the pass's bits). The column is
             # taken as a view: indexing it by range() needs no negative-index fix-up, so the loop vectorizes.
             for j in range(d):
-                pj = p[j]
+                pj = p32[j]
                 col = PT[s0 * d + j * m: s0 * d + (j + 1) * m]
                 for t in range(m):
                     u = col[t] - pj
                     dist[t] += u * u
             if cnt == want:
-                lim = top_d[cnt - 1]
                 wins = 0
                 for t in range(m):
-                    wins += dist[t] <= lim
+                    wins += dist[t] <= thr
                 if wins == 0:
                     continue
             for t in range(m):
                 i = s0 + t
-                if not alive[i] or i == skip:
+                if not alive[i] or i == skip or dist[t] > thr:
                     continue
-                x = dist[t]
+                x = 0.0
+                for j in range(d):
+                    u = P[i, j] - p[j]
+                    x += u * u
                 r = rec[i]
                 if cnt == want and (x > top_d[cnt - 1] or (x == top_d[cnt - 1] and r > rec[top_i[cnt - 1]])):
                     continue
@@ -373,6 +403,9 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
                 top_i[at] = i
                 if cnt < want:
                     cnt += 1
+                if cnt == want and filt:
+                    b = np.sqrt(top_d[cnt - 1] * (1.0 + SLACK) + tol) + err
+                    thr = b * b * rel
             continue
         b = right[v]
         ba = box_gap(lo, hi, a, p)

@@ -203,3 +203,48 @@ def test_running_centroid_is_the_pass_kernels_bit_for_bit():
         labels[r] = 0
         TG.forget_record(Z, r, sums_t)
         left -= 1
+
+
+def _rounding_case(kind, size, spread, n, d, rng):
+    """Rows whose distances differ below single precision's resolution, and a query generator:
+    "far" = rows on a far cap queried from near the origin (the relative error of the sum matters),
+    "offset" = a cloud far from the origin queried from inside it (the rounding of |x| matters)."""
+    rows = np.empty((n // 2, d))
+    if kind == "far":
+        rows[:, 0] = size + spread * rng.standard_normal(len(rows))
+        rows[:, 1:] = 1e-3 * rng.standard_normal((len(rows), d - 1))
+        return rows, lambda: 1e-3 * rng.standard_normal(d)
+    rows[:] = size + spread * rng.standard_normal(rows.shape)
+    return rows, lambda: size + spread * rng.standard_normal(d)
+
+
+@pytest.mark.parametrize("kind, size, spread, d", [("far", 1e4, 1e-6, 30), ("far", 1e2, 1e-8, 3),
+                                                   ("offset", 1e4, 30.0, 3), ("offset", 1e3, 0.3, 3)])
+def test_k_nearest_query_is_exact_where_single_precision_rounds(kind, size, spread, d):
+    """kd_nearest_k filters a leaf's records in single precision and computes the double-precision
+    distance only where it could enter. Where single precision cannot tell the candidates apart (and
+    with duplicated rows: ties, and grouped records), the answer is still the double pass's, ties to
+    the lowest id: the filter's error bound, not luck (without it several of these queries come out
+    wrong; the "offset" cases need its rounding term, the "far" ones either term)."""
+    rng = np.random.default_rng(11)
+    n = 5_000
+    rows, query = _rounding_case(kind, size, spread, n, d, rng)
+    Z = rows[rng.integers(0, len(rows), n)]
+    labels = np.full(n, -1, dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    T = K.kd_remaining(Z, labels, -1, pos)
+    KS = K.kd_scratch(T)
+    dead = rng.random(n) < 0.2
+    for r in np.flatnonzero(dead):
+        K.kd_delete(T, pos[r])
+    alive = np.flatnonzero(~dead)
+    top_d, top_i = np.empty(7), np.empty(7, dtype=np.int64)
+    for _ in range(100):
+        p = query()
+        dist = np.zeros(n)
+        for j in range(d):
+            dist += (Z[:, j] - p[j]) ** 2
+        want = alive[np.lexsort((alive, dist[alive]))][:7]
+        assert K.kd_nearest_k(T, p, 7, top_d, top_i, KS) == 7
+        assert T[1][top_i].tolist() == want.tolist()
+        assert top_d.tolist() == dist[want].tolist()
