@@ -319,16 +319,24 @@ def _point_tol(p):
     return TINY * (pp + 1.0)
 
 
-# kd_nearest_k reads the leaves in single precision and computes a double-precision distance (the
-# pass's bits) only where the single-precision one says it could enter the answer. For a record x and
-# the point p, with u = x − p and ũ its single-precision counterpart (x and p rounded, then subtracted):
-#   |ũ − u| <= F32_ERR·(|x| + |p|)   (three roundings of 2^-24 each, relative to |x_j| + |p_j|),
-#   the single-precision sum of squares d̃ >= |ũ|² / (1 + (d + 2)·2^-23),
-# so |u| >= sqrt(d̃ / (1 + (d + 2)·2^-23)) − F32_ERR·(|x| + |p|) − F32_TINY, and a record whose bound
-# exceeds the current k-th distance (with the tree's SLACK and tol) cannot enter.
+# kd_nearest_k reads the leaves in single precision and computes the double-precision distance (the
+# pass's bits) only where the single-precision one says the record could enter the answer. For a
+# record x and the point p, with u = x − p, ũ its single-precision counterpart (x and p rounded, then
+# subtracted) and d̃ the single-precision sum of ũ's squares over d attributes:
+#   |ũ − u| <= F32_ERR·(|x| + |p|)            (three roundings of 2^-24 each, relative to |x_j| + |p_j|),
+#   d̃ / rel <= |ũ|² <= d̃·rel, rel = 1 + (d + 2)·2^-23   (the sum's d + 1 roundings, with room),
+# so sqrt(d̃ / rel) − err <= |u| <= sqrt(d̃·rel) + err, err = F32_ERR·(|x| + |p|) + F32_TINY.
 F32_ERR = 2.0 ** -22   # bound on the rounding of the difference vector, relative to |x| + |p|
 F32_TINY = 1e-18       # room for single precision's subnormal range, in distance units
 F32_MAX = 1e18         # from this norm on the squares could overflow single precision: no filter
+
+
+@njit(cache=True)
+def single_margin(norm, pn, d):
+    """(err, rel, usable) of the bound above for records of norm <= ``norm`` and a point of norm
+    ``pn`` in d attributes: the distance lies within [sqrt(d̃ / rel) − err, sqrt(d̃·rel) + err].
+    usable is False where single precision could overflow: then every record is computed in double."""
+    return F32_ERR * (norm + pn) + F32_TINY, 1.0 + (d + 2) * 2.0 ** -23, norm < F32_MAX and pn < F32_MAX
 
 
 @njit(cache=True)
@@ -346,11 +354,7 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
     for j in range(d):
         p32[j] = p[j]
         pn += p[j] * p[j]
-    pn = np.sqrt(pn)
-    norm = T[13][0]
-    filt = norm < F32_MAX and pn < F32_MAX
-    err = F32_ERR * (norm + pn) + F32_TINY
-    rel = 1.0 + (d + 2) * 2.0 ** -23
+    err, rel, filt = single_margin(T[13][0], np.sqrt(pn), d)
     thr = np.inf  # single-precision distances above thr cannot enter
     cnt = 0
     sp = 0
