@@ -141,9 +141,6 @@ def kd_build(Z, ids):
         right[v] = nodes + 1
         nodes += 2
     P = np.empty((n, d))
-    for i in range(n):
-        for j in range(d):
-            P[i, j] = Z[rec[i], j]
     PT = np.empty(n * d, dtype=np.float32)
     norm = 0.0
     for i in range(n):
@@ -151,8 +148,10 @@ def kd_build(Z, ids):
         m = end[v] - start[v]
         sq = 0.0
         for j in range(d):
-            PT[start[v] * d + j * m + i - start[v]] = P[i, j]
-            sq += P[i, j] * P[i, j]
+            x = Z[rec[i], j]
+            P[i, j] = x
+            PT[start[v] * d + j * m + i - start[v]] = x
+            sq += x * x
         norm = max(norm, sq)
     return (P, rec, leaf_of, start[:nodes], end[:nodes], left[:nodes], right[:nodes], parent[:nodes],
             lo[:nodes], hi[:nodes], count[:nodes], np.ones(n, dtype=np.bool_), PT, np.array([np.sqrt(norm)]))

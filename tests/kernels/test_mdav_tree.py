@@ -140,6 +140,16 @@ def test_k_nearest_query_skips_the_position_it_is_told_to():
         assert T[1][top_i].tolist() == want.tolist()
 
 
+def _scan_nearest(Z, p, alive, want):
+    """The ``want`` alive records nearest to p by (squared distance, id), the distances summed
+    attribute by attribute like the pass; returns (ids, distances)."""
+    dist = np.zeros(len(Z))
+    for j in range(Z.shape[1]):
+        dist += (Z[:, j] - p[j]) ** 2
+    ids = alive[np.lexsort((alive, dist[alive]))][:want]
+    return ids, dist[ids]
+
+
 def test_k_nearest_query_equals_a_numpy_scan_with_ties():
     """kd_nearest_k: the ``want`` alive records nearest to a point by (squared distance, id), the
     distances summed attribute by attribute like the pass."""
@@ -155,15 +165,11 @@ def test_k_nearest_query_equals_a_numpy_scan_with_ties():
     top_d, top_i = np.empty(40), np.empty(40, dtype=np.int64)
     for _ in range(50):
         p = Z[rng.integers(len(Z))] + rng.integers(-1, 2, 3) * 0.5
-        dist = np.zeros(len(Z))
-        for j in range(3):
-            dist += (Z[:, j] - p[j]) ** 2
-        alive = np.flatnonzero(~dead)
-        want = alive[np.lexsort((alive, dist[alive]))][:25]
+        want, want_d = _scan_nearest(Z, p, np.flatnonzero(~dead), 25)
         cnt = K.kd_nearest_k(T, p, 25, top_d, top_i, KS)
         assert cnt == 25
         assert T[1][top_i[:cnt]].tolist() == want.tolist()
-        assert top_d[:cnt].tolist() == dist[want].tolist()
+        assert top_d[:cnt].tolist() == want_d.tolist()
 
 
 def test_auto_picks_by_size_and_dimension():
@@ -241,10 +247,7 @@ def test_k_nearest_query_is_exact_where_single_precision_rounds(kind, size, spre
     top_d, top_i = np.empty(7), np.empty(7, dtype=np.int64)
     for _ in range(100):
         p = query()
-        dist = np.zeros(n)
-        for j in range(d):
-            dist += (Z[:, j] - p[j]) ** 2
-        want = alive[np.lexsort((alive, dist[alive]))][:7]
+        want, want_d = _scan_nearest(Z, p, alive, 7)
         assert K.kd_nearest_k(T, p, 7, top_d, top_i, KS) == 7
         assert T[1][top_i].tolist() == want.tolist()
-        assert top_d.tolist() == dist[want].tolist()
+        assert top_d.tolist() == want_d.tolist()
