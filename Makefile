@@ -12,7 +12,7 @@ CONFIG ?= config/config.yaml
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[all,test]"
+	$(BIN)/python -m pip install --quiet --no-compile -e ".[all,test]"
 	touch $(STAMP)
 
 env: $(STAMP)
