@@ -78,9 +78,73 @@ def run_plan(plan: dict, cache_dir: str | None = None) -> tuple[int, int]:
     return cells, computed
 
 
-def compile_plan(plan: dict) -> int:
+def compile_plan(plan: dict, jobs: int = 1) -> int:
     """Compile the kernels of every run of a plan (each distinct algorithm, parameters and data shape
-    once), without running a cell; returns how many distinct runs were warmed up."""
+    once), without running a cell; returns how many distinct runs were warmed up.
+
+    ``jobs`` > 1: that many worker processes share the algorithms (:func:`_compile_worker`).
+    Compiling is single-threaded Python and LLVM work, so it is the one stage where a second core
+    would otherwise wait."""
+    by_algorithm: dict[str, list[dict]] = {}
+    for run in plan["runs"]:  # an algorithm's runs share most of its kernels: one worker takes them all
+        by_algorithm.setdefault(run["algorithm"], []).append(run)
+    shares = [{**plan, "runs": runs} for runs in by_algorithm.values()]
+    jobs = min(jobs, len(shares))
+    if jobs <= 1:
+        return sum(_compile_runs(share) for share in shares)
+    import multiprocessing
+
+    # spawn: forking a process whose Numba threading layer may have started is unsafe
+    ctx = multiprocessing.get_context("spawn")
+    bounds = [len(shares) * w // jobs for w in range(jobs + 1)]
+    starts = ctx.Array("q", bounds[:-1])
+    ends = ctx.Array("q", bounds[1:])
+    warmed = ctx.Array("q", jobs)
+    first_done = ctx.Event()
+    workers = [ctx.Process(target=_compile_worker, args=(w, shares, starts, ends, warmed, first_done))
+               for w in range(jobs)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    failed = [w for w, worker in enumerate(workers) if worker.exitcode != 0]
+    if failed:
+        raise RuntimeError(f"compile worker {failed[0]} failed (exit status {workers[failed[0]].exitcode}); "
+                           "its error is above")
+    return int(sum(warmed))
+
+
+def _compile_worker(w: int, shares: list[dict], starts, ends, warmed, first_done) -> None:
+    """Worker ``w`` of :func:`compile_plan`. Worker 0 compiles the plan's first algorithm alone (the
+    kernels nearly every method shares: group means, leftovers, the metrics); the others start when
+    it is done and load those from Numba's on-disk cache instead of compiling them at the same moment.
+    Each worker then takes the algorithms of its own stretch of the plan in order, and when that is
+    done, from the far end of the stretch with most left: neighbours in a configuration tend to share
+    kernels (the Ward methods, the density methods), so one worker compiles them."""
+    lock = starts.get_lock()
+    if w > 0:
+        first_done.wait()
+    try:
+        while True:
+            with lock:
+                if starts[w] < ends[w]:
+                    at = starts[w]
+                    starts[w] += 1
+                else:
+                    left = [ends[j] - starts[j] for j in range(len(starts))]
+                    j = max(range(len(left)), key=left.__getitem__)
+                    if left[j] <= 0:
+                        return
+                    ends[j] -= 1
+                    at = ends[j]
+            warmed[w] += _compile_runs(shares[at])
+            first_done.set()
+    finally:  # also when the first algorithm fails to compile: the others must not wait forever
+        first_done.set()
+
+
+def _compile_runs(plan: dict) -> int:
+    """:func:`compile_plan` in one process."""
     from mabench.bench.runner import compile_kernels
 
     warmed: set = set()

@@ -8,7 +8,9 @@
 
 rule compile:
     """Every run's kernels compiled once into Numba's on-disk cache before the batches fan out, so
-    that no two batches compile the same kernel at once and a cold clone compiles each kernel once."""
+    that no two batches compile the same kernel at once and a cold clone compiles each kernel once.
+    Nothing else can run meanwhile, so it uses two processes (with the batches' Numba thread count,
+    which decides the tree kernels' specialization)."""
     input:
         config="results/config.yaml",
         data=PLAN.data_files,
@@ -19,13 +21,15 @@ rule compile:
         "results/logs/compile.log",
     params:
         digest=PLAN.job_digest(),  # any job's plan changed: rewrite the plans file
+        numba_threads=config["threads_per_run"],
+    threads: 2
     priority: 1000
     resources:
         mem_mb=config["mem_mb_per_run"],
         runtime=30,
     shell:
-        "NUMBA_NUM_THREADS={threads} mabench compile --config {input.config:q} --json-out {output.compiled:q}"
-        " --plans-out {output.plans:q} > {log:q} 2>&1"
+        "NUMBA_NUM_THREADS={params.numba_threads} mabench compile --config {input.config:q} --jobs {threads}"
+        " --json-out {output.compiled:q} --plans-out {output.plans:q} > {log:q} 2>&1"
 
 
 for _job in PLAN.jobs:
