@@ -40,8 +40,8 @@ include: "workflow/rules/report.smk"
 
 
 # Snakemake regenerates a missing intermediate file only when a target needs it, so `all` asks for
-# every cell's outputs too: a deleted or never-finished cell is redone (and re-aggregated) on the
-# next run, and nothing else is.
+# every batch's marker and for each cell file that is missing or damaged: a deleted or never-finished
+# cell is redone (and re-aggregated) on the next run, and nothing else is.
 rule all:
     """The results table, the regenerated tables, the figures and the HTML reproduction reports (and every cell's outputs)."""
     input:
@@ -52,10 +52,9 @@ rule all:
         "results/figures/anytime.png",
         "results/tables/best_known.md",
         REPORT_PAGES,
-        CELL_RECORDS,
-        CELL_PARTITIONS,
+        BATCH_DONE.values(),
         PLAN.data_files,
-        repair_damaged,  # deletes damaged intermediates first, so they are redone
+        cells_to_redo,  # deletes damaged intermediates first, so they are redone
     default_target: True
     localrule: True
 
@@ -63,6 +62,6 @@ rule all:
 rule cells:
     """Every cell's record and partition, without aggregating (`snakemake cells`)."""
     input:
-        CELL_RECORDS,
-        CELL_PARTITIONS,
+        BATCH_DONE.values(),
+        cells_to_redo,
     localrule: True

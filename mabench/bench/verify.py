@@ -191,6 +191,12 @@ def damaged(root="results") -> list[tuple[Path, str]]:
     return [*_cells(root), *_data(root), *_tables(root)]
 
 
+def missing(paths, removed=()) -> list[str]:
+    """The ``paths`` that do not exist or are among ``removed`` (a dry run's damaged files stay)."""
+    gone = {str(p) for p in removed}
+    return [p for p in map(str, paths) if p in gone or not Path(p).exists()]
+
+
 def repair(root="results", dry_run: bool = False) -> list[Path]:
     """Delete the damaged intermediates (report only, with ``dry_run``); returns them."""
     found = damaged(root)

@@ -58,19 +58,25 @@ wildcard_constraints:
 
 
 CELL_RECORDS = [f"results/cells/{c}.json" for c in PLAN.cells]
-CELL_PARTITIONS = [f"results/cells/{c}.csv" for c in PLAN.cells]
+CELL_FILES = [f"results/cells/{c}.{ext}" for c in PLAN.cells for ext in ("json", "csv")]
 BENCHMARKS = [f"results/benchmarks/{job.name}.tsv" for job in PLAN.jobs]
+# One marker per batch job, what the targets ask for instead of the thousands of cell files: Snakemake
+# matches every requested file against every output of its producer, which for every cell costs
+# more than the rest of building the graph. A missing or damaged cell is asked for by name
+# (cells_to_redo), so its batch still re-runs.
+BATCH_DONE = {job.name: f"results/batches/{job.name}.done" for job in PLAN.jobs}
 # The configuration as used (defaults filled in by the schema), written to results/config.yaml.
 EFFECTIVE_CONFIG = yaml.safe_dump(config, sort_keys=False, default_flow_style=None, width=120)
 
 
-def repair_damaged(wildcards):
+def cells_to_redo(wildcards):
     """Input function of the targets: runs while the DAG is built, before Snakemake decides what is
-    missing, and deletes damaged intermediates (mabench/bench/verify.py) so their jobs are redone."""
+    missing. Deletes damaged intermediates (mabench/bench/verify.py) so their jobs are redone, and
+    returns the cell files that are missing or damaged, so that their batches re-run."""
     from mabench.bench import verify
 
-    verify.repair("results", dry_run=workflow.dryrun)
-    return []
+    removed = verify.repair("results", dry_run=workflow.dryrun)
+    return verify.missing(CELL_FILES, removed)
 
 
 def rule_name(*parts):
