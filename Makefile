@@ -13,6 +13,9 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --no-compile -e ".[all,test]"
+	@# Byte-compile on every core (pip does it in one process), this repository's code too: where
+	@# PYTHONDONTWRITEBYTECODE is set, every process would otherwise compile what it imports anew.
+	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib mabench algorithms datasets > /dev/null
 	touch $(STAMP)
 
 env: $(STAMP)
