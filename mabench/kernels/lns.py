@@ -68,6 +68,20 @@ def region_optimum(Zr, k, kmax, sums, sqsum, best, choice, out):
             sums[mask, j] = sums[prev, j] + v
             s2 += v * v
         sqsum[mask] = s2
+    # Each subset's SSE once, in place of its Σ‖x‖² (no longer needed): the DP below meets a subset
+    # up to 2^(R-|S|) times. inf marks a size outside k..kmax.
+    for S in range(1, full + 1):
+        c = _popcount(S)
+        if c >= k and c <= kmax:
+            n2 = 0.0
+            for j in range(d):
+                n2 += sums[S, j] * sums[S, j]
+            cost = sqsum[S] - n2 / c
+            if cost < 0.0:
+                cost = 0.0
+            sqsum[S] = cost
+        else:
+            sqsum[S] = np.inf
     for mask in range(1, full + 1):
         low = mask & (-mask)
         rest = mask ^ low
@@ -76,16 +90,10 @@ def region_optimum(Zr, k, kmax, sums, sqsum, best, choice, out):
         sub = rest
         while True:
             S = sub | low
-            c = _popcount(S)
-            if c >= k and c <= kmax:
+            cost = sqsum[S]
+            if cost < np.inf:
                 other = mask ^ S
                 if best[other] < np.inf:
-                    n2 = 0.0
-                    for j in range(d):
-                        n2 += sums[S, j] * sums[S, j]
-                    cost = sqsum[S] - n2 / c
-                    if cost < 0.0:
-                        cost = 0.0
                     val = best[other] + cost
                     if val < fbest:
                         fbest = val
