@@ -137,3 +137,12 @@ def test_best_known_improve_region_adds_an_entry_with_its_command(tmp_path, caps
     index = (tmp_path / "index.csv").read_text()
     assert "region" in index and "command=mabench best-known improve tarragona -k 9 --method region --budget 60" in index
     assert main(capsys, "best-known", "verify", "--dir", tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2"])
+def test_compile_needs_at_least_one_process(tmp_path, capsys, jobs):
+    from support import ROOT
+
+    assert_user_error(main(capsys, "compile", "--config", ROOT / "config" / "smoke.yaml", "--jobs", jobs,
+                           "--json-out", tmp_path / "c.json"), "give at least 1 process")
+    assert not (tmp_path / "c.json").exists()
