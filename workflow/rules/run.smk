@@ -9,8 +9,8 @@
 rule compile:
     """Every run's kernels compiled once into Numba's on-disk cache before the batches fan out, so
     that no two batches compile the same kernel at once and a cold clone compiles each kernel once.
-    Nothing else can run meanwhile, so it uses two processes (with the batches' Numba thread count,
-    which decides the tree kernels' specialization)."""
+    In `compile_jobs` processes, with the batches' Numba thread count (it decides the tree kernels'
+    specialization)."""
     input:
         config="results/config.yaml",
         data=PLAN.data_files,
@@ -22,7 +22,7 @@ rule compile:
     params:
         digest=PLAN.job_digest(),  # any job's plan changed: rewrite the plans file
         numba_threads=config["threads_per_run"],
-    threads: 2
+    threads: config["compile_jobs"]
     priority: 1000
     resources:
         mem_mb=config["mem_mb_per_run"],
