@@ -43,7 +43,7 @@ include: "workflow/rules/report.smk"
 # every batch's marker and for each cell file that is missing or damaged: a deleted or never-finished
 # cell is redone (and re-aggregated) on the next run, and nothing else is.
 rule all:
-    """The results table, the regenerated tables, the figures and the HTML reproduction reports (and every cell's outputs)."""
+    """The results table, the regenerated tables, the figures and the HTML reproduction reports (and every batch job, and any cell that is missing or damaged)."""
     input:
         "results/results.parquet",
         "results/tables/index.md",

@@ -91,7 +91,11 @@ def compile_plan(plan: dict, jobs: int = 1) -> int:
     shares = [{**plan, "runs": runs} for runs in by_algorithm.values()]
     jobs = min(jobs, len(shares))
     if jobs <= 1:
-        return sum(_compile_runs(share) for share in shares)
+        warmed: set = set()
+        load = shared_loader(None)  # many runs read the same data file
+        for share in shares:
+            _compile_runs(share, warmed, load)
+        return len(warmed)
     import multiprocessing
 
     # spawn: forking a process whose Numba threading layer may have started is unsafe
@@ -122,6 +126,8 @@ def _compile_worker(w: int, shares: list[dict], starts, ends, warmed, first_done
     done, from the far end of the stretch with most left: neighbours in a configuration tend to share
     kernels (the Ward methods, the density methods), so one worker compiles them."""
     lock = starts.get_lock()
+    mine: set = set()
+    load = shared_loader(None)
     if w > 0:
         first_done.wait()
     try:
@@ -137,26 +143,25 @@ def _compile_worker(w: int, shares: list[dict], starts, ends, warmed, first_done
                         return
                     ends[j] -= 1
                     at = ends[j]
-            warmed[w] += _compile_runs(shares[at])
+            _compile_runs(shares[at], mine, load)
+            warmed[w] = len(mine)
             first_done.set()
     finally:  # also when the first algorithm fails to compile: the others must not wait forever
         first_done.set()
 
 
-def _compile_runs(plan: dict) -> int:
-    """:func:`compile_plan` in one process."""
+def _compile_runs(plan: dict, warmed: set, load) -> None:
+    """:func:`compile_plan`'s work on some of the runs, in one process: ``warmed`` holds what this
+    process has compiled (updated), ``load`` its data loader."""
     from mabench.bench.runner import compile_kernels
 
-    warmed: set = set()
-    cached_load = shared_loader(None)  # many runs read the same data file
     for run in plan["runs"]:
         seed, path = run["draws"][0]
         before = len(warmed)
         n, d = compile_kernels(run["algorithm"], str(path), run["k"], int(seed), dict(run.get("params") or {}), warmed,
-                               cached_load, run.get("metrics", plan.get("metrics")) or (), plan.get("options") or {})
+                               load, run.get("metrics", plan.get("metrics")) or (), plan.get("options") or {})
         if len(warmed) > before:
             _log(f"compiled {run['algorithm']} {run.get('params') or ''} for {n} x {d}")
-    return len(warmed)
 
 
 def shared_loader(size: int | None):
