@@ -42,6 +42,18 @@ def test_two_swapped_labels_are_damage(tmp_path):
     assert not rec.exists() and not part.exists()
 
 
+def test_a_truncated_or_unsealed_bad_partition_is_damage(tmp_path):
+    rec, part = _cell(tmp_path)
+    part.write_text("group\n0\n0\n1\n")  # a sealed cell's partition is proved by its hash alone
+    found = dict(verify.damaged(tmp_path))
+    assert rec in found and part in found and "hash" in found[part]
+    record = json.loads(rec.read_text())  # a record from before cells were sealed: checked by structure
+    rec.write_text(json.dumps({key: v for key, v in record.items() if not key.endswith("_sha256")}))
+    assert verify.damaged(tmp_path) == [(part, "not a partition of 6 records into groups of >= 2")]
+    part.write_text("group\n0\n0\n1\n1\n2\n2\n")
+    assert verify.damaged(tmp_path) == []
+
+
 def test_a_sliced_prepared_file_is_not_the_catalog_set(tmp_path, capsys):
     full, sliced = tmp_path / "t.parquet", tmp_path / "s.parquet"
     assert cli.main(["prepare", "tarragona", "--out", str(full)]) == 0
