@@ -6,6 +6,7 @@ results/ is never touched. It takes about half a minute on 2 cores; the other te
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import os
@@ -84,6 +85,11 @@ def test_smoke_run_produces_one_row_per_cell(smoke):
     for d, a, k, seed in want:
         assert (results / "cells" / d / a / f"seed{seed}" / f"k{k}.json").is_file()
         assert (results / "cells" / d / a / f"seed{seed}" / f"k{k}.csv").is_file()
+    # A first run's batch jobs have only their markers as outputs: Snakemake records no cell file.
+    recorded = [base64.urlsafe_b64decode(p.name) for p in (smoke / ".snakemake" / "metadata").rglob("*")
+                if p.is_file()]
+    assert b"results/batches/sim1/part0.done" in recorded
+    assert not [p for p in recorded if p.startswith(b"results/cells/")]
     assert frame["batch_seconds"].notna().all()
     # Every kernel was compiled once before the batches: each batch then only loads it, so no cell's
     # time holds a compile (its CPU seconds are recorded beside its wall seconds).

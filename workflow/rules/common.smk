@@ -58,13 +58,19 @@ wildcard_constraints:
 
 
 CELL_RECORDS = [f"results/cells/{c}.json" for c in PLAN.cells]
-CELL_FILES = [f"results/cells/{c}.{ext}" for c in PLAN.cells for ext in ("json", "csv")]
 BENCHMARKS = [f"results/benchmarks/{job.name}.tsv" for job in PLAN.jobs]
 # One marker per batch job, what the targets ask for instead of the thousands of cell files: Snakemake
 # matches every requested file against every output of its producer, which for every cell costs
 # more than the rest of building the graph. A missing or damaged cell is asked for by name
 # (cells_to_redo), so its batch still re-runs.
 BATCH_DONE = {job.name: f"results/batches/{job.name}.done" for job in PLAN.jobs}
+# A batch's cell files are outputs of its job only once the job has finished (its marker exists).
+# Until then the marker alone makes it run, and Snakemake does not track thousands of files it would
+# otherwise mark incomplete and record metadata for, one file each (25 MB for the default run), and
+# read back at every later start. Afterwards a missing or damaged cell re-runs its batch.
+TRACKED_CELLS = {job.name: list(job.cells) if os.path.exists(BATCH_DONE[job.name]) else [] for job in PLAN.jobs}
+TRACKED_CELL_FILES = [f"results/cells/{c}.{ext}" for cells in TRACKED_CELLS.values() for c in cells
+                      for ext in ("json", "csv")]
 # The configuration as used (defaults filled in by the schema), written to results/config.yaml.
 EFFECTIVE_CONFIG = yaml.safe_dump(config, sort_keys=False, default_flow_style=None, width=120)
 
@@ -72,11 +78,12 @@ EFFECTIVE_CONFIG = yaml.safe_dump(config, sort_keys=False, default_flow_style=No
 def cells_to_redo(wildcards):
     """Input function of the targets: runs while the DAG is built, before Snakemake decides what is
     missing. Deletes damaged intermediates (mabench/bench/verify.py) so their jobs are redone, and
-    returns the cell files that are missing or damaged, so that their batches re-run."""
+    returns the cell files of finished batches that are missing or damaged, so that those batches
+    re-run (an unfinished batch runs anyway)."""
     from mabench.bench import verify
 
     removed = verify.repair("results", dry_run=workflow.dryrun)
-    return verify.missing(CELL_FILES, removed)
+    return verify.missing(TRACKED_CELL_FILES, removed)
 
 
 def rule_name(*parts):

@@ -45,8 +45,8 @@ for _job in PLAN.jobs:
             plans=ancient("results/plans.json"),
         output:
             done=touch(BATCH_DONE[_job.name]),  # first: Snakemake looks for a requested file in this order
-            records=[f"results/cells/{c}.json" for c in _job.cells],
-            partitions=[f"results/cells/{c}.csv" for c in _job.cells],
+            records=[f"results/cells/{c}.json" for c in TRACKED_CELLS[_job.name]],  # see TRACKED_CELLS
+            partitions=[f"results/cells/{c}.csv" for c in TRACKED_CELLS[_job.name]],
         log:
             f"results/logs/run/{_job.name}.log",
         benchmark:
