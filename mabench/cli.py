@@ -15,6 +15,8 @@ import time
 
 from mabench.errors import EXIT_USAGE, UserError
 
+_STARTED = time.perf_counter()  # the command's start, for `batch --benchmark-out`
+
 
 EXIT_GATE = 1  # `mabench compare`: a regression gate failed (2 stays "bad input")
 
@@ -323,6 +325,21 @@ def cmd_batch(args) -> None:
     # what the job cost beyond its cells' own seconds
     _print_json({"batch": plan.get("batch"), "cells": cells, "computed": computed,
                  "cpu_seconds": round(time.process_time(), 3)})
+    if args.benchmark_out:
+        _write_benchmark(args.benchmark_out)
+
+
+def _write_benchmark(path: str) -> None:
+    """The job's wall seconds since the command started, its CPU seconds and its peak memory (MB), in
+    the columns of a Snakemake benchmark file (``s``, ``cpu_time``, ``max_rss``): measured by the
+    process itself, where Snakemake would sample it with psutil twice a second."""
+    import resource
+
+    from mabench import io
+
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports kB
+    io.write_text(path, f"s\tcpu_time\tmax_rss\n{time.perf_counter() - _STARTED:.2f}\t{_cpu_seconds():.2f}"
+                        f"\t{peak_mb:.2f}\n")
 
 
 def cmd_compare(args) -> None:
@@ -584,6 +601,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--plans", help="or a file of every job's plan (`mabench compile --plans-out`) ...")
     s.add_argument("--job", help="... and the name of the job to run from it")
     s.add_argument("--cache-dir", help="cell cache: finished cells are copied from here, never recomputed")
+    s.add_argument("--benchmark-out", help="write the job's wall and CPU seconds and peak memory here (TSV)")
     s.set_defaults(func=cmd_batch, all_or_nothing=False)
 
     s = sub.add_parser("compare", help="regression check: compare two results tables cell by cell")

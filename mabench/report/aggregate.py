@@ -2,9 +2,9 @@
 
 A cell's record is ``CELLS/{dataset_id}/{algo_id}/seed{seed}/k{k}.json`` (the
 partition summary, the algorithm's own time and the metrics, written by a
-batch job). The Snakemake benchmark TSV of the job that computed the cell,
+batch job). The benchmark TSV of the job that computed the cell,
 ``BENCHMARKS/{batch}.tsv`` with ``batch`` from the record (``{dataset_id}/part{N}``: wall and
-CPU time, peak memory of the whole job), is attached to each of its cells as ``batch_*`` columns, so the
+CPU time, peak memory of the whole job, measured by the job itself), is attached to each of its cells as ``batch_*`` columns, so the
 start-up and scheduling cost can be told apart from the algorithms' own time.
 Provenance columns are the same on every row.
 """

@@ -91,6 +91,10 @@ def test_smoke_run_produces_one_row_per_cell(smoke):
     assert b"results/batches/sim1/part0.done" in recorded
     assert not [p for p in recorded if p.startswith(b"results/cells/")]
     assert frame["batch_seconds"].notna().all()
+    # A batch job's own CPU time covers its cells' (it also holds start-up, loading and writing).
+    for batch, cells in frame.groupby("batch"):
+        assert cells["batch_cpu_seconds"].iloc[0] >= (cells["cpu_seconds"] + cells["metric_cpu_seconds"]).sum(), batch
+        assert cells["batch_max_rss_mb"].iloc[0] > 50, batch
     # Every kernel was compiled once before the batches: each batch then only loads it, so no cell's
     # time holds a compile (its CPU seconds are recorded beside its wall seconds).
     compiled = json.loads((results / "compiled.json").read_text())

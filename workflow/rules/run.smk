@@ -47,10 +47,10 @@ for _job in PLAN.jobs:
             done=touch(BATCH_DONE[_job.name]),  # first: Snakemake looks for a requested file in this order
             records=[f"results/cells/{c}.json" for c in TRACKED_CELLS[_job.name]],  # see TRACKED_CELLS
             partitions=[f"results/cells/{c}.csv" for c in TRACKED_CELLS[_job.name]],
+            # the job's own wall, CPU and peak memory (not a `benchmark:`, which samples it with psutil)
+            benchmark=f"results/benchmarks/{_job.name}.tsv",
         log:
             f"results/logs/run/{_job.name}.log",
-        benchmark:
-            f"results/benchmarks/{_job.name}.tsv"
         params:
             job=_job.name,
             digest=PLAN.job_digest(_job),  # this job's plan changed: re-run it (and no other)
@@ -61,4 +61,4 @@ for _job in PLAN.jobs:
             runtime=config["runtime_per_run"],
         shell:
             "NUMBA_NUM_THREADS={threads} mabench batch --plans {input.plans:q} --job {params.job:q}"
-            " --cache-dir results/cache/cells > {log:q} 2>&1"
+            " --cache-dir results/cache/cells --benchmark-out {output.benchmark:q} > {log:q} 2>&1"
