@@ -388,8 +388,7 @@ def cmd_compile(args) -> None:
     plans = built.job_plans()
     if args.plans_out:  # first: the batches need it even when a kernel fails to compile
         io.write_text(args.plans_out, json.dumps(plans, separators=(",", ":")) + "\n")
-    warmed = batch.compile_plan({"runs": [run for job in plans["jobs"].values() for run in job["runs"]]},
-                                jobs=args.jobs)
+    warmed = batch.compile_plan({"runs": built.compile_runs()}, jobs=args.jobs)
     line = _json({"compiled": warmed, "cpu_seconds": round(_cpu_seconds() - start, 3)})
     if args.json_out:
         io.write_text(args.json_out, line)

@@ -6,21 +6,39 @@
 # recomputes only the cells that are not there.
 
 
+rule plans:
+    """Every batch job's plan (results/plans.json, read by `mabench batch --plans`), from the plan
+    this workflow built; rewritten when any job's plan changes."""
+    output:
+        "results/plans.json",
+    params:
+        digest=PLAN.job_digest(),
+    localrule: True
+    run:
+        import json
+
+        from mabench import io
+
+        io.write_text(output[0], json.dumps(PLAN.job_plans(), separators=(",", ":")) + "\n")
+
+
 rule compile:
-    """Every run's kernels compiled once into Numba's on-disk cache before the batches fan out, so
-    that no two batches compile the same kernel at once and a cold clone compiles each kernel once.
-    In `compile_jobs` processes, with the batches' Numba thread count (it decides the tree kernels'
+    """The kernels of every run compiled into Numba's on-disk cache before the jobs that wait for it
+    start, so that no two of them compile the same kernel at once and a cold clone compiles each
+    kernel once. The lead job (PLAN.lead_job: the longest) does not wait: it starts with its data
+    and compiles its own kernels, while this step compiles the other jobs' and then the lead job's
+    from the far end, so that the second core is not idle while the kernels compile. In
+    `compile_jobs` processes, with the batches' Numba thread count (it decides the tree kernels'
     specialization)."""
     input:
         config="results/config.yaml",
         data=PLAN.data_files,
     output:
         compiled="results/compiled.json",
-        plans="results/plans.json",
     log:
         "results/logs/compile.log",
     params:
-        digest=PLAN.job_digest(),  # any job's plan changed: rewrite the plans file
+        digest=PLAN.job_digest(),  # any job's plan changed: compile its kernels
         numba_threads=config["threads_per_run"],
     threads: config["compile_jobs"]
     priority: 1000
@@ -29,7 +47,10 @@ rule compile:
         runtime=30,
     shell:
         "NUMBA_NUM_THREADS={params.numba_threads} mabench compile --config {input.config:q} --jobs {threads}"
-        " --json-out {output.compiled:q} --plans-out {output.plans:q} > {log:q} 2>&1"
+        " --json-out {output.compiled:q} > {log:q} 2>&1"
+
+
+LEAD_JOB = PLAN.lead_job()
 
 
 for _job in PLAN.jobs:
@@ -40,8 +61,9 @@ for _job in PLAN.jobs:
             rule_name("run", *_job.name.split("/"))
         input:
             PLAN.job_inputs(_job),
-            # compiled first; a later compile does not re-run the batches (the digest below does)
-            ancient("results/compiled.json"),
+            # compiled first (but the lead job); a later compile does not re-run the batches (the
+            # digest below does)
+            [] if _job is LEAD_JOB else ancient("results/compiled.json"),
             plans=ancient("results/plans.json"),
         output:
             done=touch(BATCH_DONE[_job.name]),  # first: Snakemake looks for a requested file in this order
