@@ -174,7 +174,7 @@ def test_the_lead_job_is_the_longest_and_the_compile_step_takes_its_runs_last_fi
     runs = default_plan.compile_runs()
     own = default_plan.job_plan(lead)["runs"]
     others = [run for job in default_plan.jobs if job is not lead for run in default_plan.job_plan(job)["runs"]]
-    assert runs == others + own[::-1]
+    assert runs == own[::-1] + others
     assert len(runs) == sum(len(default_plan.job_plan(job)["runs"]) for job in default_plan.jobs)
 
 

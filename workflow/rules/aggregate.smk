@@ -9,6 +9,7 @@ rule effective_config:
         "results/logs/effective_config.log",
     params:
         text=EFFECTIVE_CONFIG,
+    priority: 1000  # the compile step reads it
     localrule: True
     run:
         from mabench import io

@@ -10,6 +10,7 @@ rule fetch:
         "results/logs/fetch/{file}.log",
     params:
         name=lambda wildcards: PLAN.raw_files[wildcards.file],
+    priority: PLAN.prepare_priority(PLAN.fixed)  # before the jobs that need no data (best_known)
     localrule: True
     shell:
         "mabench fetch {params.name} --out {output:q} > {log:q} 2>&1"
