@@ -320,7 +320,7 @@ def cmd_batch(args) -> None:
     for run in plan["runs"]:
         if isinstance(run, dict) and "metrics" in run:
             run["metrics"] = parse_names(",".join(run["metrics"] or ["il"]))
-    cells, computed = batch.run_plan(plan, args.cache_dir, args.reached_out)
+    cells, computed = batch.run_plan(plan, args.cache_dir)
     # the process's whole CPU time (start-up, imports and loading kernels included): its log then shows
     # what the job cost beyond its cells' own seconds
     _print_json({"batch": plan.get("batch"), "cells": cells, "computed": computed,
@@ -388,14 +388,7 @@ def cmd_compile(args) -> None:
     plans = built.job_plans()
     if args.plans_out:  # first: the batches need it even when a kernel fails to compile
         io.write_text(args.plans_out, json.dumps(plans, separators=(",", ":")) + "\n")
-    from pathlib import Path
-
-    lead = built.lead_job() if args.lead_reached else None
-    warmed = 0
-    if lead is not None:  # the lead job compiles its own runs from the first; this step from the last
-        warmed = batch.compile_lead(built.job_plan(lead)["runs"], Path(args.lead_reached))
-    warmed += batch.compile_plan({"runs": [run for job in built.jobs if job is not lead
-                                           for run in built.job_plan(job)["runs"]]}, jobs=args.jobs)
+    warmed = batch.compile_plan({"runs": built.compile_runs()}, jobs=args.jobs)
     line = _json({"compiled": warmed, "cpu_seconds": round(_cpu_seconds() - start, 3)})
     if args.json_out:
         io.write_text(args.json_out, line)
@@ -608,8 +601,6 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--job", help="... and the name of the job to run from it")
     s.add_argument("--cache-dir", help="cell cache: finished cells are copied from here, never recomputed")
     s.add_argument("--benchmark-out", help="write the job's wall and CPU seconds and peak memory here (TSV)")
-    s.add_argument("--reached-out", help="write the index of the run being started here, before each run "
-                   "(`mabench compile --lead-reached` reads it)")
     s.set_defaults(func=cmd_batch, all_or_nothing=False)
 
     s = sub.add_parser("compare", help="regression check: compare two results tables cell by cell")
@@ -635,8 +626,6 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json-out", help="also write the JSON summary to this file")
     s.add_argument("--plans-out", help="also write every batch job's plan to this file (`mabench batch --plans`)")
     s.add_argument("--jobs", type=int, default=1, help="compile in this many processes at once (default 1)")
-    s.add_argument("--lead-reached", help="the file where the lead job (the longest, which compiles its own "
-                   "kernels) writes the run it has reached: compile its runs from the last one until there first")
     s.set_defaults(func=cmd_compile)
 
     s = sub.add_parser("regress", help="run the regression cells (every algorithm id of a config on its fixed data)")

@@ -62,17 +62,14 @@ def _log(line: str) -> None:
     sys.stderr.flush()
 
 
-def run_plan(plan: dict, cache_dir: str | None = None, reached: str | None = None) -> tuple[int, int]:
+def run_plan(plan: dict, cache_dir: str | None = None) -> tuple[int, int]:
     """Every run of a job's plan; returns (cells, cells computed). A plan is
     ``{"batch": ID, "metrics": [...], "options": {...}, "runs": [{"algorithm", "params", "draws":
     [[seed, file], ...], "k": [...], "metrics": [...], "cells_dir"}, ...]}``; a run's own
-    ``metrics`` (its data set's) replace the plan's. ``reached``: a file that holds the index of the
-    run being started (the workflow's lead job writes it for the compile step: :func:`compile_lead`)."""
+    ``metrics`` (its data set's) replace the plan's."""
     cells = computed = 0
     load = shared_loader(8)  # runs on the same data are consecutive in a plan
-    for at, run in enumerate(plan["runs"]):
-        if reached is not None:
-            io.write_text(reached, f"{at}\n")
+    for run in plan["runs"]:
         draws = [(int(seed), str(path)) for seed, path in run["draws"]]
         computed += run_batch(run["algorithm"], dict(run.get("params") or {}), draws, [int(k) for k in run["k"]],
                               run.get("metrics", plan.get("metrics")), run["cells_dir"], cache_dir,
@@ -119,29 +116,6 @@ def compile_plan(plan: dict, jobs: int = 1) -> int:
         raise RuntimeError(f"compile worker {failed[0]} failed (exit status {workers[failed[0]].exitcode}); "
                            "its error is above")
     return int(sum(warmed))
-
-
-def compile_lead(runs: list[dict], reached: Path) -> int:
-    """Compile the lead job's runs from the last one down, until the run the lead job has reached
-    (``reached``: the index it writes before each run, :func:`run_plan`): it compiles that one and
-    the earlier ones itself, so the two processes meet in the middle of its list instead of both
-    compiling it. Returns how many distinct runs were warmed up."""
-    warmed: set = set()
-    load = shared_loader(None)
-    for at in range(len(runs) - 1, -1, -1):
-        if _reached(reached) >= at:
-            _log(f"the lead job has reached run {at}: it compiles the rest itself")
-            break
-        _compile_runs({"runs": [runs[at]]}, warmed, load)
-    return len(warmed)
-
-
-def _reached(path: Path) -> int:
-    """The run index in ``path`` (-1 while the file is missing or being replaced)."""
-    try:
-        return int(path.read_text())
-    except (OSError, ValueError):
-        return -1
 
 
 def _compile_worker(w: int, shares: list[dict], starts, ends, warmed, first_done) -> None:

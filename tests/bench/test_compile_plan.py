@@ -45,31 +45,3 @@ def test_a_failing_worker_is_an_error_not_a_hang(tmp_path, algorithms):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180)  # a hang fails
     assert out.returncode != 0
     assert "RuntimeError: compile worker" in out.stderr
-
-
-def test_the_lead_jobs_runs_are_compiled_from_the_last_until_the_run_it_has_reached(tmp_path, capfd):
-    plan = _plan(tmp_path, ALGORITHMS)
-    reached = tmp_path / "lead.reached"
-    assert batch.compile_lead(plan["runs"], reached) == len(ALGORITHMS)  # not started: every run, last first
-    assert [line.split()[1] for line in capfd.readouterr().err.splitlines()
-            if line.startswith("compiled ")] == ALGORITHMS[::-1]
-    reached.write_text("2\n")  # the lead job has started run 2: runs 4 and 3 are left to this step
-    assert batch.compile_lead(plan["runs"], reached) == 2
-    assert "reached run 2" in capfd.readouterr().err
-
-
-def test_a_batch_writes_the_run_it_reaches(tmp_path, monkeypatch):
-    plan = _plan(tmp_path, ["mdav", "md"])
-    for i, run in enumerate(plan["runs"]):
-        run["cells_dir"] = str(tmp_path / "cells" / str(i))
-    reached = tmp_path / "lead.reached"
-    seen = []
-    original = batch.run_batch
-
-    def spy(*args, **kwargs):
-        seen.append(reached.read_text())
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(batch, "run_batch", spy)
-    assert batch.run_plan(plan, None, str(reached)) == (4, 4)
-    assert seen == ["0\n", "1\n"]

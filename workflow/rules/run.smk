@@ -7,8 +7,6 @@
 
 
 LEAD_JOB = PLAN.lead_job()
-# The run the lead job has reached, which the compile step reads (`mabench compile --lead-reached`).
-LEAD_REACHED = f"results/batches/{LEAD_JOB.name}.reached" if LEAD_JOB else None
 
 
 rule plans:
@@ -35,8 +33,7 @@ rule compile:
     start, so that no two of them compile the same kernel at once and a cold clone compiles each
     kernel once. The lead job (PLAN.lead_job: the longest) does not wait: it starts with its data
     and compiles its own kernels, while this step compiles the lead job's from the far end of its
-    list until it meets the lead job (LEAD_REACHED) and then the other jobs', so that the second
-    core is not idle while the kernels compile and few kernels are compiled twice. In
+    list and then the other jobs', so that the second core is not idle while the kernels compile. In
     `compile_jobs` processes, with the batches' Numba thread count (it decides the tree kernels'
     specialization)."""
     input:
@@ -49,7 +46,6 @@ rule compile:
     params:
         digest=PLAN.job_digest(),  # any job's plan changed: compile its kernels
         numba_threads=config["threads_per_run"],
-        lead=shell_args(["--lead-reached", LEAD_REACHED]) if LEAD_JOB else "",
     threads: config["compile_jobs"]
     priority: 1000
     resources:
@@ -57,7 +53,7 @@ rule compile:
         runtime=30,
     shell:
         "NUMBA_NUM_THREADS={params.numba_threads} mabench compile --config {input.config:q} --jobs {threads}"
-        " --json-out {output.compiled:q} {params.lead} > {log:q} 2>&1"
+        " --json-out {output.compiled:q} > {log:q} 2>&1"
 
 
 for _job in PLAN.jobs:
@@ -78,13 +74,10 @@ for _job in PLAN.jobs:
             partitions=[f"results/cells/{c}.csv" for c in TRACKED_CELLS[_job.name]],
             # the job's own wall, CPU and peak memory (not a `benchmark:`, which samples it with psutil)
             benchmark=f"results/benchmarks/{_job.name}.tsv",
-            # the lead job: the run it has reached (removed before it starts, so never a stale one)
-            reached=[LEAD_REACHED] if _job is LEAD_JOB else [],
         log:
             f"results/logs/run/{_job.name}.log",
         params:
             job=_job.name,
-            reached=shell_args(["--reached-out", LEAD_REACHED]) if _job is LEAD_JOB else "",
             digest=PLAN.job_digest(_job),  # this job's plan changed: re-run it (and no other)
         threads: config["threads_per_run"]
         priority: _job.priority
@@ -93,5 +86,4 @@ for _job in PLAN.jobs:
             runtime=config["runtime_per_run"],
         shell:
             "NUMBA_NUM_THREADS={threads} mabench batch --plans {input.plans:q} --job {params.job:q}"
-            " --cache-dir results/cache/cells --benchmark-out {output.benchmark:q} {params.reached}"
-            " > {log:q} 2>&1"
+            " --cache-dir results/cache/cells --benchmark-out {output.benchmark:q} > {log:q} 2>&1"
