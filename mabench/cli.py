@@ -385,9 +385,8 @@ def cmd_compile(args) -> None:
         raise UserError(f"--jobs {args.jobs}: give at least 1 process")
     built = plan.build(plan.load_config(args.config))
     start = _cpu_seconds()
-    plans = built.job_plans()
     if args.plans_out:  # first: the batches need it even when a kernel fails to compile
-        io.write_text(args.plans_out, json.dumps(plans, separators=(",", ":")) + "\n")
+        io.write_text(args.plans_out, json.dumps(built.job_plans(), separators=(",", ":")) + "\n")
     warmed = batch.compile_plan({"runs": built.compile_runs()}, jobs=args.jobs)
     line = _json({"compiled": warmed, "cpu_seconds": round(_cpu_seconds() - start, 3)})
     if args.json_out:
