@@ -386,7 +386,7 @@ def cmd_compile(args) -> None:
     built = plan.build(plan.load_config(args.config))
     start = _cpu_seconds()
     if args.plans_out:  # first: the batches need it even when a kernel fails to compile
-        io.write_text(args.plans_out, json.dumps(built.job_plans(), separators=(",", ":")) + "\n")
+        io.write_text(args.plans_out, built.plans_text())
     warmed = batch.compile_plan({"runs": built.compile_runs()}, jobs=args.jobs)
     line = _json({"compiled": warmed, "cpu_seconds": round(_cpu_seconds() - start, 3)})
     if args.json_out:

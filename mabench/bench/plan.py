@@ -166,6 +166,12 @@ class Plan:
         a job's command line and Snakemake's per-file records stay short however many cells it runs."""
         return {"jobs": {job.name: self.job_plan(job) for job in self.jobs}}
 
+    def plans_text(self) -> str:
+        """:meth:`job_plans` as the text of ``results/plans.json`` (compact JSON, one line)."""
+        import json
+
+        return json.dumps(self.job_plans(), separators=(",", ":")) + "\n"
+
     def lead_job(self) -> Job | None:
         """The job that compiles its own kernels instead of waiting for the compile step: the
         longest (first in priority), when there is more than one. It starts as soon as its data

@@ -21,11 +21,9 @@ rule plans:
     priority: 1000  # every batch job reads it
     localrule: True
     run:
-        import json
-
         from mabench import io
 
-        io.write_text(output[0], json.dumps(PLAN.job_plans(), separators=(",", ":")) + "\n")
+        io.write_text(output[0], PLAN.plans_text())
 
 
 rule compile:
