@@ -173,22 +173,22 @@ class Plan:
         return json.dumps(self.job_plans(), separators=(",", ":")) + "\n"
 
     def lead_job(self) -> Job | None:
-        """The job that does not wait for the compile step: the longest (first in priority), when
-        there is more than one. It starts as soon as its data is there, on one core, while the
-        compile step compiles the same job's kernels, in the same order, on the other
-        (:meth:`compile_runs`). None with a single job."""
+        """The job that compiles its own kernels instead of waiting for the compile step: the
+        longest (first in priority), when there is more than one. It starts as soon as its data
+        is there, on one core, while the compile step compiles its kernels from the far end of its
+        list and then the other jobs' (:meth:`compile_runs`) on the other; each loads from Numba's
+        on-disk cache what the other has already written. None with a single job."""
         if len(self.jobs) < 2:
             return None
         return max(self.jobs, key=lambda job: job.priority)
 
     def compile_runs(self) -> list[dict]:
-        """The runs the compile step warms up, in order: the lead job's in its own order, then every
-        other job's. The compile step only compiles while the lead job also runs its cells, so after
-        the first run it is ahead, and the lead job loads from Numba's on-disk cache what it would
-        otherwise compile itself; the two compile the same kernels at once only at the start."""
+        """The runs the compile step warms up, in order: the lead job's last first, so that the lead
+        job and the compile step meet in the middle of its list instead of compiling the same
+        kernels at the same time, then every other job's (whose kernels it mostly shares by then)."""
         lead = self.lead_job()
         runs = [run for job in self.jobs if job is not lead for run in self.job_plan(job)["runs"]]
-        return (self.job_plan(lead)["runs"] if lead is not None else []) + runs
+        return (self.job_plan(lead)["runs"][::-1] if lead is not None else []) + runs
 
     def job_digest(self, job: Job | None = None) -> str:
         """A short hash of one job's plan (of every job's when ``job`` is None): a job whose plan

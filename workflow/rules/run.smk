@@ -30,8 +30,8 @@ rule compile:
     """The kernels of every run compiled into Numba's on-disk cache before the jobs that wait for it
     start, so that no two of them compile the same kernel at once and a cold clone compiles each
     kernel once. The lead job (PLAN.lead_job: the longest) does not wait: it starts with its data
-    while this step compiles the lead job's kernels in the lead job's order, ahead of it (the lead
-    job also runs its cells), and then the other jobs', so that the second core is not idle. In
+    and compiles its own kernels, while this step compiles the lead job's from the far end of its
+    list and then the other jobs', so that the second core is not idle while the kernels compile. In
     `compile_jobs` processes, with the batches' Numba thread count (it decides the tree kernels'
     specialization)."""
     input:
