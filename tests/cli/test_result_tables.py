@@ -139,6 +139,27 @@ def test_best_known_improve_region_adds_an_entry_with_its_command(tmp_path, caps
     assert main(capsys, "best-known", "verify", "--dir", tmp_path).returncode == 0
 
 
+def test_compile_writes_the_plans_file_the_batches_read(tmp_path, capsys, monkeypatch):
+    """`mabench compile --plans-out` writes the workflow's plans file: the plan's own text, every job's
+    runs, so `mabench batch --plans FILE --job NAME` runs the same cells as the workflow plans."""
+    from mabench.bench import plan
+
+    (tmp_path / "cfg.yaml").write_text(
+        "k: [3]\nrecords_per_job: 1\nalgorithms: {mdav: {algorithm: mdav}, md: {algorithm: md}}\n"
+        "datasets: {a: {spec: 'sim1[n=40,d=3]'}, b: {spec: 'sim1[n=50,d=2]'}}\n")
+    monkeypatch.chdir(tmp_path)
+    built = plan.build(plan.load_config("cfg.yaml"))
+    assert len(built.jobs) == 2 and built.lead_job() is not None  # a lead job, whose runs the compile step orders
+    proc = main(capsys, "prepare", *built.prepare_generated())
+    assert proc.returncode == 0, proc.stderr
+    proc = main(capsys, "compile", "--config", "cfg.yaml", "--plans-out", "plans.json", "--json-out", "c.json")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "plans.json").read_text() == built.plans_text()
+    jobs = json.loads((tmp_path / "plans.json").read_text())["jobs"]
+    assert sorted(jobs) == sorted(job.name for job in built.jobs)
+    assert json.loads((tmp_path / "c.json").read_text())["compiled"] == 4  # 2 algorithms x 2 data shapes
+
+
 @pytest.mark.parametrize("jobs", ["0", "-2"])
 def test_compile_needs_at_least_one_process(tmp_path, capsys, jobs):
     from support import ROOT
