@@ -27,6 +27,7 @@ the work).
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -99,8 +100,10 @@ def _nearest_two_serial(Z, C, i1, d1, i2, d2):
 
 
 def parallel_for(work: int) -> bool:
-    """Whether a pass of ``work`` distance terms runs on the threads (the parallel driver) or on one."""
-    return work >= PARALLEL_MIN_WORK
+    """Whether a pass of ``work`` distance terms runs on the threads (the parallel driver) or on one.
+    With one thread the parallel driver would only add its set-up, and compiling it (about a second
+    each) would be wasted."""
+    return work >= PARALLEL_MIN_WORK and numba.get_num_threads() > 1
 
 
 def nearest_two(Z: np.ndarray, C: np.ndarray, parallel: bool | None = None):
@@ -313,7 +316,8 @@ def warm(n: int, d: int, k: int, search: str = "auto", subsets: bool = False) ->
     counts) will run on n records of d columns partitioned at group size k, by running them on a tiny
     problem, so that a cell's metric time never includes compiling. Groups of k..2k−1 records give
     n/(2k−1)..n/k group points; every driver that range can select is compiled. rld's key-variable
-    count is read from the data later, so both of its drivers are."""
+    count is read from the data later, so both of its drivers are (the parallel one only with
+    more than one thread)."""
     from mabench.kernels import group_means
 
     rng = np.random.default_rng(0)
@@ -334,7 +338,7 @@ def warm(n: int, d: int, k: int, search: str = "auto", subsets: bool = False) ->
         _count_linked(Z, C, starts, members, TIES_INDEX, i1, i2, d2)
     if subsets:
         keys = np.ascontiguousarray(Z[:, :min(2, d)])  # rld passes its key columns as a contiguous copy
-        for parallel in (False, True):
+        for parallel in sorted({False, numba.get_num_threads() > 1}):
             subset_linked_counts(keys, C[:, :keys.shape[1]], starts, members, TIES_INDEX, parallel=parallel)
 
 

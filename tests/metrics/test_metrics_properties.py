@@ -179,3 +179,17 @@ def test_parallel_and_serial_drivers_agree_and_thread_count_does_not_matter():
         for got, want in zip(out, results[0][0]):
             np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(counts, results[0][1])
+
+
+def test_one_thread_never_takes_the_parallel_driver():
+    """With one thread the parallel drivers are neither run nor compiled (their set-up is all they add)."""
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        assert not L.parallel_for(10 * L.PARALLEL_MIN_WORK)
+        if numba.config.NUMBA_NUM_THREADS > 1:
+            numba.set_num_threads(2)
+            assert L.parallel_for(L.PARALLEL_MIN_WORK) and not L.parallel_for(L.PARALLEL_MIN_WORK - 1)
+    finally:
+        numba.set_num_threads(before)
+

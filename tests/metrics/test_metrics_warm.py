@@ -7,6 +7,7 @@ the kernels, which would make the check pass whatever ``warm`` does."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -32,13 +33,14 @@ before = signatures()
 ctx = EvalContext(x, z, labels, columns, "warm-test", options)
 values = evaluate(ctx, names)
 after = signatures()
-print(json.dumps({"new": sorted(f for f, c in after.items() if c > before.get(f, 0)), "values": values}))
+print(json.dumps({"new": sorted(f for f, c in after.items() if c > before.get(f, 0)), "values": values,
+                  "warmed": sorted(f for f, c in before.items() if c)}))
 """
 
 
-def _run(n, d, k, names, options=None):
+def _run(n, d, k, names, options=None, env=None):
     out = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps([n, d, k, names, options or {}])],
-                         capture_output=True, text=True, timeout=600)
+                         capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})})
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -53,3 +55,15 @@ def test_no_metric_kernel_is_compiled_inside_a_cell(n, d, k, names, options):
     result = _run(n, d, k, names, options)
     assert set(result["values"]) == set(names)
     assert result["new"] == []
+
+
+def test_one_thread_warms_and_runs_the_serial_drivers_only():
+    """The workflow's runs have one Numba thread: warm compiles no parallel driver, and none is
+    compiled inside the cell either (both would take the serial one)."""
+    result = _run(3000, 12, 3, ["dld", "rld"], {"linkage_search": "scan", "key_variables": "all"},
+                  env={"NUMBA_NUM_THREADS": "1"})
+    assert set(result["values"]) == {"dld", "rld"}
+    assert result["new"] == []
+    assert "mabench.metrics.linkage._subsets_serial" in result["warmed"]
+    assert not [f for f in result["warmed"] if f.endswith("_parallel")], result["warmed"]
+
