@@ -320,7 +320,7 @@ def cmd_batch(args) -> None:
     for run in plan["runs"]:
         if isinstance(run, dict) and "metrics" in run:
             run["metrics"] = parse_names(",".join(run["metrics"] or ["il"]))
-    cells, computed = batch.run_plan(plan, args.cache_dir)
+    cells, computed = batch.run_plan(plan, args.cache_dir, follow=args.follow)
     # the process's whole CPU time (start-up, imports and loading kernels included): its log then shows
     # what the job cost beyond its cells' own seconds
     _print_json({"batch": plan.get("batch"), "cells": cells, "computed": computed,
@@ -387,7 +387,7 @@ def cmd_compile(args) -> None:
     start = _cpu_seconds()
     if args.plans_out:  # first: the batches need it even when a kernel fails to compile
         io.write_text(args.plans_out, built.plans_text())
-    warmed = batch.compile_plan({"runs": built.compile_runs()}, jobs=args.jobs)
+    warmed = batch.compile_plan({"runs": built.compile_runs()}, jobs=args.jobs, progress_out=args.progress_out)
     line = _json({"compiled": warmed, "cpu_seconds": round(_cpu_seconds() - start, 3)})
     if args.json_out:
         io.write_text(args.json_out, line)
@@ -600,6 +600,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--job", help="... and the name of the job to run from it")
     s.add_argument("--cache-dir", help="cell cache: finished cells are copied from here, never recomputed")
     s.add_argument("--benchmark-out", help="write the job's wall and CPU seconds and peak memory here (TSV)")
+    s.add_argument("--follow", help="(the lead job) before each run, wait until the compile step that writes this "
+                   "progress file has compiled it (`mabench compile --progress-out`)")
     s.set_defaults(func=cmd_batch, all_or_nothing=False)
 
     s = sub.add_parser("compare", help="regression check: compare two results tables cell by cell")
@@ -625,6 +627,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json-out", help="also write the JSON summary to this file")
     s.add_argument("--plans-out", help="also write every batch job's plan to this file (`mabench batch --plans`)")
     s.add_argument("--jobs", type=int, default=1, help="compile in this many processes at once (default 1)")
+    s.add_argument("--progress-out", help="rewrite this file as the runs are compiled, for the lead job "
+                   "(`mabench batch --follow`)")
     s.set_defaults(func=cmd_compile)
 
     s = sub.add_parser("regress", help="run the regression cells (every algorithm id of a config on its fixed data)")

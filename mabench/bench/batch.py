@@ -62,42 +62,65 @@ def _log(line: str) -> None:
     sys.stderr.flush()
 
 
-def run_plan(plan: dict, cache_dir: str | None = None) -> tuple[int, int]:
+def run_plan(plan: dict, cache_dir: str | None = None, follow: str | None = None) -> tuple[int, int]:
     """Every run of a job's plan; returns (cells, cells computed). A plan is
     ``{"batch": ID, "metrics": [...], "options": {...}, "runs": [{"algorithm", "params", "draws":
     [[seed, file], ...], "k": [...], "metrics": [...], "cells_dir"}, ...]}``; a run's own
-    ``metrics`` (its data set's) replace the plan's."""
+    ``metrics`` (its data set's) replace the plan's. ``follow``: the progress file of a compile step
+    whose list starts with this plan's runs (the lead job's, :mod:`mabench.bench.handoff`): each run
+    waits until the compile step has done it."""
+    import time
+
+    from mabench.bench import handoff
+
     cells = computed = 0
+    waited = 0.0
+    since = time.monotonic()
     load = shared_loader(8)  # runs on the same data are consecutive in a plan
-    for run in plan["runs"]:
+    for i, run in enumerate(plan["runs"]):
+        if follow:
+            waited += handoff.wait_for(follow, i, since)
         draws = [(int(seed), str(path)) for seed, path in run["draws"]]
         computed += run_batch(run["algorithm"], dict(run.get("params") or {}), draws, [int(k) for k in run["k"]],
                               run.get("metrics", plan.get("metrics")), run["cells_dir"], cache_dir,
                               plan.get("options") or {}, batch=plan.get("batch"), load=load)
         cells += len(draws) * len(run["k"])
+    if follow:
+        _log(f"waited {waited:.1f} s for the compile step")
     return cells, computed
 
 
-def compile_plan(plan: dict, jobs: int = 1) -> int:
+def compile_plan(plan: dict, jobs: int = 1, progress_out: str | None = None) -> int:
     """Compile the kernels of every run of a plan (each distinct algorithm, parameters and data shape
     once), without running a cell; returns how many distinct runs were warmed up.
 
     ``jobs`` > 1: that many worker processes share the algorithms (:func:`_compile_worker`).
     Compiling is single-threaded Python and LLVM work, so it is the one stage where a second core
-    would otherwise wait."""
-    by_algorithm: dict[str, list[dict]] = {}
-    for run in plan["runs"]:  # an algorithm's runs share most of its kernels: one worker takes them all
-        by_algorithm.setdefault(run["algorithm"], []).append(run)
-    shares = [{**plan, "runs": runs} for runs in by_algorithm.values()]
-    jobs = min(jobs, len(shares))
+    would otherwise wait. ``progress_out``: a file the lead job follows (:mod:`mabench.bench.handoff`);
+    with several processes it is marked finished at once (their order is not the plan's)."""
+    from mabench.bench import handoff
+
+    runs = plan["runs"]
+    by_algorithm: dict[str, list[int]] = {}
+    for i, run in enumerate(runs):  # an algorithm's runs share most of its kernels: one worker takes them all
+        by_algorithm.setdefault(run["algorithm"], []).append(i)
+    jobs = min(jobs, len(by_algorithm))
+    progress = handoff.Progress(progress_out, len(runs))
     if jobs <= 1:
         warmed: set = set()
         load = shared_loader(None)  # many runs read the same data file
-        for share in shares:
-            _compile_runs(share, warmed, load)
+        try:
+            for indices in by_algorithm.values():
+                for i in indices:
+                    _compile_runs({**plan, "runs": [runs[i]]}, warmed, load)
+                    progress.done(i)
+        finally:
+            progress.finish()
         return len(warmed)
+    progress.finish()
     import multiprocessing
 
+    shares = [{**plan, "runs": [runs[i] for i in indices]} for indices in by_algorithm.values()]
     # spawn: forking a process whose Numba threading layer may have started is unsafe
     ctx = multiprocessing.get_context("spawn")
     bounds = [len(shares) * w // jobs for w in range(jobs + 1)]

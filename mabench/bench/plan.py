@@ -173,22 +173,22 @@ class Plan:
         return json.dumps(self.job_plans(), separators=(",", ":")) + "\n"
 
     def lead_job(self) -> Job | None:
-        """The job that compiles its own kernels instead of waiting for the compile step: the
-        longest (first in priority), when there is more than one. It starts as soon as its data
-        is there, on one core, while the compile step compiles its kernels from the far end of its
-        list and then the other jobs' (:meth:`compile_runs`) on the other; each loads from Numba's
-        on-disk cache what the other has already written. None with a single job."""
+        """The job that does not wait for the compile step: the longest (first in priority), when
+        there is more than one. It starts as soon as its data is there, on one core, while the
+        compile step compiles its runs' kernels, in its order, on the other; before each run it waits
+        until the compile step has done that run (:mod:`mabench.bench.handoff`). None with a single
+        job."""
         if len(self.jobs) < 2:
             return None
         return max(self.jobs, key=lambda job: job.priority)
 
     def compile_runs(self) -> list[dict]:
-        """The runs the compile step warms up, in order: the lead job's last first, so that the lead
-        job and the compile step meet in the middle of its list instead of compiling the same
-        kernels at the same time, then every other job's (whose kernels it mostly shares by then)."""
+        """The runs the compile step warms up, in order: the lead job's, in the lead job's order (run
+        i of the lead job is run i here, which is what the lead job waits for), then every other
+        job's."""
         lead = self.lead_job()
         runs = [run for job in self.jobs if job is not lead for run in self.job_plan(job)["runs"]]
-        return (self.job_plan(lead)["runs"][::-1] if lead is not None else []) + runs
+        return (self.job_plan(lead)["runs"] if lead is not None else []) + runs
 
     def job_digest(self, job: Job | None = None) -> str:
         """A short hash of one job's plan (of every job's when ``job`` is None): a job whose plan

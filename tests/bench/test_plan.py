@@ -167,14 +167,14 @@ def test_jobs_of_one_size_class_start_in_configuration_order(default_plan):
                 assert a.priority > b.priority, (a.name, b.name)
 
 
-def test_the_lead_job_is_the_longest_and_the_compile_step_takes_its_runs_last_first(default_plan):
+def test_the_lead_job_is_the_longest_and_the_compile_step_takes_its_runs_first_in_its_order(default_plan):
     lead = default_plan.lead_job()
     assert lead.name == "packed/part0"  # the real data sets' search cells: the longest job
     assert lead.priority == max(job.priority for job in default_plan.jobs)
     runs = default_plan.compile_runs()
     own = default_plan.job_plan(lead)["runs"]
     others = [run for job in default_plan.jobs if job is not lead for run in default_plan.job_plan(job)["runs"]]
-    assert runs == own[::-1] + others
+    assert runs == own + others
     assert len(runs) == sum(len(default_plan.job_plan(job)["runs"]) for job in default_plan.jobs)
 
 

@@ -7,6 +7,9 @@
 
 
 LEAD_JOB = PLAN.lead_job()
+# The compile step's progress, which the lead job follows (mabench/bench/handoff.py): not an output,
+# it only decides who compiles a kernel, never a result.
+COMPILE_PROGRESS = "results/batches/compile-progress.json"
 
 
 rule plans:
@@ -29,9 +32,9 @@ rule plans:
 rule compile:
     """The kernels of every run compiled into Numba's on-disk cache before the jobs that wait for it
     start, so that no two of them compile the same kernel at once and a cold clone compiles each
-    kernel once. The lead job (PLAN.lead_job: the longest) does not wait: it starts with its data
-    and compiles its own kernels, while this step compiles the lead job's from the far end of its
-    list and then the other jobs', so that the second core is not idle while the kernels compile. In
+    kernel once. The lead job (PLAN.lead_job: the longest) does not wait for all of it: it starts with
+    its data while this step compiles the lead job's runs in the lead job's order and then the other
+    jobs', and before each run it waits until this step has done that run (COMPILE_PROGRESS). In
     `compile_jobs` processes, with the batches' Numba thread count (it decides the tree kernels'
     specialization)."""
     input:
@@ -44,6 +47,7 @@ rule compile:
     params:
         digest=PLAN.job_digest(),  # any job's plan changed: compile its kernels
         numba_threads=config["threads_per_run"],
+        progress=COMPILE_PROGRESS,
     threads: config["compile_jobs"]
     priority: 1000
     resources:
@@ -51,7 +55,7 @@ rule compile:
         runtime=30,
     shell:
         "NUMBA_NUM_THREADS={params.numba_threads} mabench compile --config {input.config:q} --jobs {threads}"
-        " --json-out {output.compiled:q} > {log:q} 2>&1"
+        " --progress-out {params.progress:q} --json-out {output.compiled:q} > {log:q} 2>&1"
 
 
 for _job in PLAN.jobs:
@@ -77,6 +81,7 @@ for _job in PLAN.jobs:
         params:
             job=_job.name,
             digest=PLAN.job_digest(_job),  # this job's plan changed: re-run it (and no other)
+            follow=f" --follow {COMPILE_PROGRESS}" if _job is LEAD_JOB else "",
         threads: config["threads_per_run"]
         priority: _job.priority
         resources:
@@ -84,4 +89,4 @@ for _job in PLAN.jobs:
             runtime=config["runtime_per_run"],
         shell:
             "NUMBA_NUM_THREADS={threads} mabench batch --plans {input.plans:q} --job {params.job:q}"
-            " --cache-dir results/cache/cells --benchmark-out {output.benchmark:q} > {log:q} 2>&1"
+            " --cache-dir results/cache/cells --benchmark-out {output.benchmark:q}{params.follow} > {log:q} 2>&1"
