@@ -76,7 +76,7 @@ def run_plan(plan: dict, cache_dir: str | None = None, follow: str | None = None
     cells = computed = 0
     waited = 0.0
     since = time.monotonic()
-    load = shared_loader(8)  # a data file is read again only when 8 others were read since
+    load = shared_loader(8)  # runs on the same data are consecutive in a plan
     for i, run in enumerate(plan["runs"]):
         if follow:
             waited += handoff.wait_for(follow, i, since)

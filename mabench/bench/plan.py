@@ -145,24 +145,21 @@ class Plan:
                        for s in self.batch_seeds(ds_id, a)})
 
     def job_plan(self, job: Job) -> dict:
-        """What ``mabench batch`` runs for one job: its runs grouped by algorithm plugin (in order of
-        first appearance, then configuration order), as the compile step compiles them, so that
-        each kernel compiled is followed by all of the job's cells that use it."""
-        runs = [
-            {
-                "algorithm": self.algorithms[a].algorithm,
-                "params": self.algorithms[a].params,
-                "draws": [[s, self.data_file(ds_id, s)] for s in self.batch_seeds(ds_id, a)],
-                "k": self.algo_ks(ds_id, a),
-                "metrics": self.datasets[ds_id].metrics,
-                "cells_dir": f"results/cells/{ds_id}/{a}",
-            }
-            for ds_id, ids in job.groups for a in ids
-        ]
-        first = {}
-        for i, run in enumerate(runs):
-            first.setdefault(run["algorithm"], i)
-        return {"batch": job.name, "runs": sorted(runs, key=lambda run: first[run["algorithm"]])}
+        """What ``mabench batch`` runs for one job."""
+        return {
+            "batch": job.name,
+            "runs": [
+                {
+                    "algorithm": self.algorithms[a].algorithm,
+                    "params": self.algorithms[a].params,
+                    "draws": [[s, self.data_file(ds_id, s)] for s in self.batch_seeds(ds_id, a)],
+                    "k": self.algo_ks(ds_id, a),
+                    "metrics": self.datasets[ds_id].metrics,
+                    "cells_dir": f"results/cells/{ds_id}/{a}",
+                }
+                for ds_id, ids in job.groups for a in ids
+            ],
+        }
 
     def job_plans(self) -> dict:
         """Every job's plan by job name: the file (``results/plans.json``) the batch jobs read, so that
