@@ -1,0 +1,79 @@
+"""The compile step's progress file and the lead job that follows it (mabench/bench/handoff.py):
+the lead job waits for exactly the runs the compile step has not done yet, and never for a compile
+step that is not there (missing file, stale file, finished)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+
+from mabench.bench import batch, handoff
+
+
+def _state(path):
+    return json.loads(path.read_text())
+
+
+def test_progress_counts_the_runs_done_at_the_front_of_the_list(tmp_path):
+    path = tmp_path / "p.json"
+    progress = handoff.Progress(str(path), 5)
+    assert _state(path) == {"done": 0, "finished": False}
+    progress.done(1)  # a later run first (the same algorithm on another data set): the front does not move
+    assert _state(path)["done"] == 0
+    progress.done(0)
+    assert _state(path)["done"] == 2
+    progress.done(3)
+    assert _state(path)["done"] == 2
+    progress.finish()
+    assert _state(path) == {"done": 2, "finished": True}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json"]  # no temporary file left
+
+
+def test_the_lead_job_waits_until_its_run_is_done(tmp_path):
+    path = str(tmp_path / "p.json")
+    handoff.write(path, 3)
+    assert handoff.wait_for(path, 2, time.monotonic()) < 0.5  # run 2 is done: no wait
+
+    def compile_step():
+        time.sleep(0.4)
+        handoff.write(path, 4)
+
+    writer = threading.Thread(target=compile_step)
+    writer.start()
+    waited = handoff.wait_for(path, 3, time.monotonic())
+    writer.join()
+    assert waited >= 0.35
+
+
+def test_a_finished_or_stale_compile_step_is_not_waited_for(tmp_path, monkeypatch):
+    path = str(tmp_path / "p.json")
+    handoff.write(path, 0, finished=True)  # it stopped early (it failed, or several processes compiled)
+    assert handoff.wait_for(path, 10, time.monotonic()) < 0.5
+    handoff.write(path, 0)
+    old = time.time() - handoff.STALE - 5  # an earlier workflow run's file, nobody writing it
+    os.utime(path, (old, old))
+    assert handoff.wait_for(path, 10, time.monotonic()) < 0.5
+
+
+def test_a_missing_file_is_waited_for_only_at_the_start(tmp_path, monkeypatch):
+    path = str(tmp_path / "none.json")
+    monkeypatch.setattr(handoff, "ABSENT", 0.3)
+    started = time.monotonic()
+    assert 0.2 < handoff.wait_for(path, 0, started) < 2.0
+    assert handoff.wait_for(path, 1, started) < 0.2  # past ABSENT since the process started: no more waiting
+
+
+def test_compile_plan_writes_its_progress_in_the_plans_order(tmp_path):
+    data = tmp_path / "data.csv"
+    pd.DataFrame(np.random.default_rng(0).standard_normal((40, 3)), columns=["a", "b", "c"]).to_csv(data, index=False)
+    runs = [{"algorithm": name, "params": {}, "draws": [[0, str(data)]], "k": [3]} for name in ["mdav", "md", "mdav"]]
+    path = tmp_path / "p.json"
+    assert batch.compile_plan({"metrics": ["il"], "runs": runs}, progress_out=str(path)) == 2
+    assert _state(path) == {"done": 3, "finished": True}
+    batch.compile_plan({"metrics": ["il"], "runs": runs}, jobs=2, progress_out=str(path))
+    assert _state(path)["finished"]  # several processes: nothing to follow, marked finished at once
