@@ -123,7 +123,7 @@ def _io_paths(args) -> tuple[list, list]:
         if args.published != "none":
             ins += _existing("--published", args.published or published.default_path())
     elif c == "compile":
-        outs = [("--json-out", args.json_out)]
+        outs = [("--json-out", args.json_out), ("--plans-out", args.plans_out), ("--progress-out", args.progress_out)]
         ins = _existing("--config", args.config)
     elif c == "regress":
         from mabench import resources
@@ -378,11 +378,16 @@ def cmd_regress(args) -> None:
 
 
 def cmd_compile(args) -> None:
+    import os
+
     from mabench import io
     from mabench.bench import batch, plan
 
     if args.jobs < 1:
         raise UserError(f"--jobs {args.jobs}: give at least 1 process")
+    if args.progress_out and os.path.isdir(args.progress_out):
+        raise UserError(f"--progress-out {args.progress_out!r} is a folder; give a file name, e.g. "
+                        "results/batches/compile-progress.json")
     built = plan.build(plan.load_config(args.config))
     start = _cpu_seconds()
     if args.plans_out:  # first: the batches need it even when a kernel fails to compile

@@ -27,9 +27,13 @@ def write(path: str, done: int, finished: bool = False) -> None:
     """The compile step's state: ``done`` runs at the front of its list; ``finished`` when it stops
     (or when its order is not one to follow: several compile processes)."""
     tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps({"done": int(done), "finished": bool(finished)}) + "\n")
-    os.replace(tmp, path)  # a reader sees the old state or the new one, never half of one
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps({"done": int(done), "finished": bool(finished)}) + "\n")
+        os.replace(tmp, path)  # a reader sees the old state or the new one, never half of one
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
 
 
 def read(path: str) -> tuple[int, bool, float] | None:
@@ -71,6 +75,7 @@ class Progress:
         self.seen = [False] * total
         self.front = 0
         if path:
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)  # the workflow's results/batches/
             write(path, 0)
 
     def done(self, run: int) -> None:

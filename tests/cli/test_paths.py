@@ -50,7 +50,8 @@ COMMANDS = {
     "compare": (["compare", "base.csv", "cur.csv", "--published", "pub.csv", "--out", "{--out}",
                  "--cells-out", "{--cells-out}"], ["base.csv", "cur.csv", "pub.csv"], ["--out", "--cells-out"]),
     "regress": (["regress", "--config", "cfg.yaml", "--out", "{--out}"], ["cfg.yaml"], ["--out"]),
-    "compile": (["compile", "--config", "cfg.yaml", "--json-out", "{--json-out}"], ["cfg.yaml"], ["--json-out"]),
+    "compile": (["compile", "--config", "cfg.yaml", "--json-out", "{--json-out}", "--plans-out", "{--plans-out}",
+                 "--progress-out", "{--progress-out}"], ["cfg.yaml"], ["--json-out", "--plans-out", "--progress-out"]),
     "aggregate": (["aggregate", CELL, "--cells-dir", "cells", "--config", "cfg.yaml", "--out", "{--out}"],
                   [CELL, "cfg.yaml"], ["--out"]),
 }

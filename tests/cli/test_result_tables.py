@@ -160,6 +160,15 @@ def test_compile_writes_the_plans_file_the_batches_read(tmp_path, capsys, monkey
     assert json.loads((tmp_path / "c.json").read_text())["compiled"] == 4  # 2 algorithms x 2 data shapes
 
 
+def test_compile_progress_out_must_be_a_file_name(tmp_path, capsys):
+    from support import ROOT
+
+    (tmp_path / "folder").mkdir()
+    assert_user_error(main(capsys, "compile", "--config", ROOT / "config" / "smoke.yaml", "--progress-out",
+                           tmp_path / "folder", "--json-out", tmp_path / "c.json"), "--progress-out", "is a folder")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"] and not any((tmp_path / "folder").iterdir())
+
+
 @pytest.mark.parametrize("jobs", ["0", "-2"])
 def test_compile_needs_at_least_one_process(tmp_path, capsys, jobs):
     from support import ROOT
