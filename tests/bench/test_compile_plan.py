@@ -45,3 +45,14 @@ def test_a_failing_worker_is_an_error_not_a_hang(tmp_path, algorithms):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180)  # a hang fails
     assert out.returncode != 0
     assert "RuntimeError: compile worker" in out.stderr
+
+
+def test_compile_plan_writes_its_progress_in_the_plans_order(tmp_path):
+    """The file the lead job follows (mabench/bench/handoff.py, tests/bench/test_handoff.py)."""
+    path = tmp_path / "p.json"
+    plan = _plan(tmp_path, ["mdav", "md", "mdav"])
+    assert batch.compile_plan(plan, progress_out=str(path)) == 2
+    assert json.loads(path.read_text()) == {"done": 3, "finished": True}
+    batch.compile_plan(plan, jobs=2, progress_out=str(path))
+    assert json.loads(path.read_text())["finished"]  # several processes: nothing to follow, marked finished at once
+

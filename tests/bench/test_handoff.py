@@ -1,6 +1,7 @@
 """The compile step's progress file and the lead job that follows it (mabench/bench/handoff.py):
 the lead job waits for exactly the runs the compile step has not done yet, and never for a compile
-step that is not there (missing file, stale file, finished)."""
+step that is not there (missing file, stale file, finished). `compile_plan` writing it:
+tests/bench/test_compile_plan.py."""
 
 from __future__ import annotations
 
@@ -9,10 +10,7 @@ import os
 import threading
 import time
 
-import numpy as np
-import pandas as pd
-
-from mabench.bench import batch, handoff
+from mabench.bench import handoff
 
 
 def _state(path):
@@ -66,14 +64,3 @@ def test_a_missing_file_is_waited_for_only_at_the_start(tmp_path, monkeypatch):
     started = time.monotonic()
     assert 0.2 < handoff.wait_for(path, 0, started) < 2.0
     assert handoff.wait_for(path, 1, started) < 0.2  # past ABSENT since the process started: no more waiting
-
-
-def test_compile_plan_writes_its_progress_in_the_plans_order(tmp_path):
-    data = tmp_path / "data.csv"
-    pd.DataFrame(np.random.default_rng(0).standard_normal((40, 3)), columns=["a", "b", "c"]).to_csv(data, index=False)
-    runs = [{"algorithm": name, "params": {}, "draws": [[0, str(data)]], "k": [3]} for name in ["mdav", "md", "mdav"]]
-    path = tmp_path / "p.json"
-    assert batch.compile_plan({"metrics": ["il"], "runs": runs}, progress_out=str(path)) == 2
-    assert _state(path) == {"done": 3, "finished": True}
-    batch.compile_plan({"metrics": ["il"], "runs": runs}, jobs=2, progress_out=str(path))
-    assert _state(path)["finished"]  # several processes: nothing to follow, marked finished at once

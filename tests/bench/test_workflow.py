@@ -95,8 +95,8 @@ def test_smoke_run_produces_one_row_per_cell(smoke):
     for batch, cells in frame.groupby("batch"):
         assert cells["batch_cpu_seconds"].iloc[0] >= (cells["cpu_seconds"] + cells["metric_cpu_seconds"]).sum(), batch
         assert cells["batch_max_rss_mb"].iloc[0] > 50, batch
-    # Every kernel was compiled before the batches but the lead one, which compiles its own before
-    # its cells: no cell's time holds a compile (its CPU seconds are recorded beside its wall seconds).
+    # Every kernel was compiled before the cells that use it (the compile step, which the lead job
+    # follows run by run): no cell's time holds a compile (its CPU seconds are beside its wall seconds).
     compiled = json.loads((results / "compiled.json").read_text())
     assert compiled["compiled"] >= len({a for _, a, _, _ in want}) and compiled["cpu_seconds"] > 0
     assert (frame["cpu_seconds"] >= 0).all() and (frame["metric_cpu_seconds"] >= 0).all()
