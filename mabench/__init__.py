@@ -13,6 +13,10 @@ The Python API (:mod:`mabench.api`)::
 Its names are loaded on first use, so ``import mabench`` (and the ``mabench`` command) stays fast.
 """
 
+from mabench import blas
+
+blas.pin()  # before anything imports numpy: OpenBLAS reads its kernel choice when it loads
+
 from mabench.errors import UserError
 
 __version__ = "0.1.0"

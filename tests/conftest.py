@@ -5,7 +5,12 @@ This file puts ``tests/`` on ``sys.path`` (pytest's rootdir conftest), so ``impo
 
 from __future__ import annotations
 
-import numpy as np
+import sys
+
+_NUMPY_FIRST = "numpy" in sys.modules  # a plugin loaded it before this file: its BLAS kernel is chosen
+
+import mabench  # noqa: E402,F401  (before numpy: pins the BLAS kernel as the mabench command does)
+import numpy as np  # noqa: E402
 import pytest
 
 

@@ -11,7 +11,7 @@ import pytest
 from support import ROOT
 
 LAYERS = [  # lowest first
-    ("base", ["errors", "io", "plugin", "partition", "resources", "memory"]),
+    ("base", ["blas", "errors", "io", "plugin", "partition", "resources", "memory"]),
     ("plugins", ["discovery", "fingerprint"]),
     ("kernels", ["kernels"]),
     ("data", ["data"]),

@@ -9,7 +9,7 @@ import platform
 import subprocess
 import sys
 
-from mabench import __version__, resources
+from mabench import __version__, blas, resources
 
 PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "snakemake")
 
@@ -43,6 +43,7 @@ def machine() -> dict[str, str]:
         "machine": platform.machine(),
         "cpus": str(os.cpu_count()),
         "numba_threads": os.environ.get("NUMBA_NUM_THREADS", "default"),
+        "blas": blas.in_use(),  # its kernels decide the last bits of the MCD methods' results
         "executable": sys.executable,
     }
 
