@@ -28,7 +28,7 @@ Scaling: time O(n²·d/k) with index=scan (a pass per group); with the shell ord
 """
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param, tree_bytes
 
 
 def run(Z, k, params, rng):
@@ -39,7 +39,7 @@ ALGORITHM = Algorithm(
     name="cbfs",
     time="O(n²·d/k) with index=scan (a pass per group); with the shell order and k-d tree (index=auto at large n, d ≤ 12) measured n^1.4 at d = 10 and n^1.3 at d = 3 (docs/scaling.md)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
+    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
     title="CBFS (centroid-based fixed size; the thesis's 'MDAV' with tail=group)",
     citation="004_d1273daa16c98592.txt §IV (CBFS); 001_26cfb99743cbb1f3.txt Ch. 4 §4.5 and Ch. 5 §5.4 "
     "(the MDAV baseline); docs/algorithms/cbfs.md",

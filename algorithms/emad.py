@@ -49,7 +49,7 @@ import itertools
 import numpy as np
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param, tree_bytes
 from mabench.errors import UserError
 
 MATS = ("cbfs_fixed", "cbfs", "mdav")
@@ -229,7 +229,7 @@ ALGORITHM = Algorithm(
     name="emad",
     time="O(n·d²) tables + one MAT run (O(n²·d/k)) per possibility",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
+    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
     title="EMAD (dependence-tree variable selection, then MDAV)",
     citation="001_26cfb99743cbb1f3.txt Ch. 6 §6.2-6.3 (Algorithm 13); docs/algorithms/emad.md",
     run=run,

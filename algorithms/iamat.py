@@ -42,7 +42,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param, tree_bytes
 
 
 @njit(cache=True)
@@ -107,7 +107,7 @@ ALGORITHM = Algorithm(
     name="iamat",
     time="O(n²·d/k) (a pass or k-d tree query per member)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
+    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
     title="IAMAT (interactive-associative micro-aggregation)",
     citation="001_26cfb99743cbb1f3.txt Ch. 5 §5.3.2 (Algorithm 12, Eqs. 5.13-5.17); docs/algorithms/omma_iamat.md",
     run=run,

@@ -33,7 +33,7 @@ Scaling: time O(n²·d/k) with index=scan (farthest and k nearest by passes); wi
 """
 
 from mabench import kernels
-from mabench.plugin import SCALES, Algorithm, Param, linear_bytes
+from mabench.plugin import SCALES, Algorithm, Param, tree_bytes
 
 _TAILS = {"3k": kernels.TAIL_3K, "2k": kernels.TAIL_2K}
 
@@ -46,7 +46,7 @@ ALGORITHM = Algorithm(
     name="mdav",
     time="O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree (index=auto at large n, d ≤ 12) measured n^1.5 at d = 10 and n^1.2 at d = 3 (docs/scaling.md)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
+    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
     title="MDAV (MDAV-generic; 2k-tail variant by parameter)",
     citation="004_d1273daa16c98592.txt §IV (MDAV); 002_81f9d5b914b1df78.txt §3 (MDAV); "
     "docs/algorithms/mdav.md",

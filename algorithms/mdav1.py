@@ -17,7 +17,7 @@ Scaling: time O(n²·d/k) with index=scan (farthest and k nearest by passes); wi
 """
 
 from mabench import kernels
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param, tree_bytes
 
 
 def run(Z, k, params, rng):
@@ -28,7 +28,7 @@ ALGORITHM = Algorithm(
     name="mdav1",
     time="O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree (index=auto at large n, d ≤ 12) measured n^1.5 at d = 10 and n^1.2 at d = 3 (docs/scaling.md)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
+    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
     title="MDAV-1 (Lin et al. 2010)",
     citation="004_d1273daa16c98592.txt §IV (MDAV-1), Tables I–III; docs/algorithms/mdav.md",
     run=run,

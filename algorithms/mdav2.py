@@ -21,7 +21,7 @@ Scaling: time O(n²·d/k) (MDAV-1, then dissolve-and-reassign O(n·g·d)); memor
 """
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param, tree_bytes
 
 
 def run(Z, k, params, rng):
@@ -33,7 +33,7 @@ ALGORITHM = Algorithm(
     name="mdav2",
     time="O(n²·d/k) (MDAV-1, then dissolve-and-reassign O(n·g·d))",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
+    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
     title="MDAV-2 (MDAV-1 + DBA's dissolve-and-reassign stage)",
     citation="004_d1273daa16c98592.txt §IV (MDAV-2, DBA); 002_81f9d5b914b1df78.txt §2; docs/algorithms/tfrp_dba.md",
     run=run,

@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param, tree_bytes
 
 
 @njit(cache=True)
@@ -158,7 +158,7 @@ ALGORITHM = Algorithm(
     name="mdst",
     time="O(n²·d) (Prim's MST of the complete graph, keys in O(n))",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
+    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
     title="M-d (MST partitioning, large trees split by the diameter-based fixed-size method)",
     citation="004_d1273daa16c98592.txt §I and Tables I-II (M-d); 003_58f0e37d459aa4df.txt §2, Table 3; "
     "docs/algorithms/hm_mst.md §3",

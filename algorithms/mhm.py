@@ -38,7 +38,7 @@ import numpy as np
 
 from mabench import kernels as K
 from mabench import discovery
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param, tree_bytes
 
 _SEQ = {"creation": K.SEQ_CREATION, "ends": K.SEQ_ENDS, "chain": K.SEQ_CHAIN}
 
@@ -70,7 +70,7 @@ ALGORITHM = Algorithm(
     name="mhm",
     time="ordering's cost (mdav/cbfs O(n²·d/k), npn O(n²·d), md more) + O(n·k·d) shortest path",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
+    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
     title="MHM (multivariate Hansen-Mukherjee over an NPN / MDAV / MD / CBFS ordering)",
     citation="004_d1273daa16c98592.txt §IV (MHM) and Tables I-III; 003_58f0e37d459aa4df.txt §2, §4, Table 3; "
     "docs/algorithms/hm_mst.md §2",

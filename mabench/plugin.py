@@ -237,9 +237,20 @@ class Algorithm:
         return {**own, **{name: AGGREGATION[name].parse(owner, name, raw) for name, raw in agg.items()}}
 
 
-def linear_bytes(n: int, d: int, copies: int = 6) -> int:
-    """Bytes of an O(n·d) run: a few float64 copies of the data plus a few int64 arrays per record."""
-    return 8 * n * d * copies + 8 * n * 8
+def linear_bytes(n: int, d: int, copies: int = 8, ints: int = 8) -> int:
+    """Bytes an O(n·d) run adds to the process: ``copies`` float64 copies of the data and ``ints``
+    int64 arrays per record. The default covers the data path of ``mabench run`` (reading,
+    standardizing, the group means, IL: about five copies, measured) and a method's own few arrays
+    (docs/scaling.md, "Memory")."""
+    return 8 * n * d * copies + 8 * n * ints
+
+
+def tree_bytes(n: int, d: int) -> int:
+    """Bytes of a run that may take the k-d tree path (kernels/kdtree.py): the records again in double
+    and single precision, per-record positions, leaves and flags, and while a tree is rebuilt, the old
+    one beside the new. At least 13 % above every growth measured under ``mabench run`` at 10^5 to
+    10^6 records (docs/scaling.md, "Memory")."""
+    return linear_bytes(n, d, copies=10, ints=40)
 
 
 # generate(rng, **params) -> (values (n, d) float64, column names)

@@ -91,3 +91,50 @@ def test_refusal_happens_before_the_algorithm_runs(monkeypatch, tmp_path):
 def test_bad_limit_is_a_user_error():
     proc = run_cli("run", "mdav", "census", "-k", "3", env={"MABENCH_MEMORY_LIMIT": "lots"})
     assert_user_error(proc, "MABENCH_MEMORY_LIMIT='lots'")
+
+
+# What a run adds to the process: the subprocess's peak resident memory after a 100,000-record run
+# minus its peak after a 1,000-record run of the same method. The kernels are then in Numba's cache
+# (a first subprocess compiled them), so no compiling is counted. The estimate the refusal trusts
+# must not be below it.
+_GROWTH = """
+import json, resource, sys
+from mabench.bench import runner
+name, small, big, params = sys.argv[1:]
+peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+runner.run_cell(name, small, 3, 0, json.loads(params))
+before = peak()
+runner.run_cell(name, big, 3, 0, json.loads(params))
+print(json.dumps({"grew": peak() - before}))
+"""
+
+
+@pytest.fixture(scope="module")
+def sizes(tmp_path_factory):
+    import pandas as pd
+
+    folder = tmp_path_factory.mktemp("growth")
+    frame = pd.DataFrame(np.random.default_rng(1).standard_normal((100_000, 10)),
+                         columns=[f"x{j}" for j in range(10)])
+    frame.head(1000).to_parquet(folder / "small.parquet")
+    frame.to_parquet(folder / "big.parquet")
+    return str(folder / "small.parquet"), str(folder / "big.parquet")
+
+
+@pytest.mark.parametrize("name, params", [("mdav", {"index": "tree"}), ("iamat", {}), ("onedims", {})])
+def test_the_memory_estimate_covers_what_a_run_adds(name, params, sizes):
+    """mdav and iamat on the k-d tree (tree_bytes; mdav's own choice at this size); onedims sorts
+    copies of every column."""
+    import json
+    import subprocess
+    import sys
+
+    from support import ROOT
+
+    for _ in range(2):  # the first compiles what the larger run uses (e.g. MDAV's two-thread steps)
+        proc = subprocess.run([sys.executable, "-c", _GROWTH, name, *sizes, json.dumps(params)],
+                              capture_output=True, text=True, cwd=ROOT, check=True)
+    grew = json.loads(proc.stdout.splitlines()[-1])["grew"]
+    estimate = discovery.algorithm(name).memory_bytes(100_000, 10, 3, {})
+    assert grew > 40e6, "the 100,000-record run should add at least its data"
+    assert grew <= estimate, f"{name} added {grew / 1e6:.1f} MB, its estimate is {estimate / 1e6:.1f} MB"
