@@ -211,7 +211,9 @@ def test_mappings(reg):
     # randomized OMMA: judged against its seeds; IAMAT: about 1 % relative (docs/algorithms/omma_iamat.md)
     assert (real.loc[real["algorithm"] == "omma", "rule"] == "draws").all()
     assert (real.loc[real["algorithm"] == "iamat", "rule"] == "relative").all()
-    assert (real.loc[~real["algorithm"].isin(["omma", "iamat"]), "rule"] == "exact").all()
+    # time ratios (the k-Ward variants' Improv. %): never reproduced by value, rule timed
+    untimed = real[real["metric"] != "improvement"]
+    assert (untimed.loc[~untimed["algorithm"].isin(["omma", "iamat"]), "rule"] == "exact").all()
     assert not reg["algorithm"].isin([""]).any() or not reg.loc[reg["algorithm"] == "", "column"].str.contains(
         "OMMA|IAMAT").any()
 
@@ -250,6 +252,8 @@ def _write(tmp_path, frame: pd.DataFrame):
     (lambda f: f.assign(tolerance="0.000000001"), "narrower"),  # band is 5e-9 at 8 decimals
     (lambda f: pd.concat([f, f]), "duplicates"),
     (lambda f: f.drop(columns=["note"]), "columns"),
+    (lambda f: f.assign(metric="improvement"), "rule"),  # a time ratio must be judged `timed`
+    (lambda f: f.assign(rule="timed", tolerance=""), "cause_class|metric"),
 ])
 def test_load_rejects_bad_rows(tmp_path, mutate, message):
     good = pd.read_csv(P.default_path(), dtype=str, keep_default_na=False).head(2)
@@ -317,6 +321,25 @@ def test_trailing_zeros_and_tolerance_band():
     assert (out["verdict"].iloc[0], out["cause"].iloc[0]) == ("within tolerance", "")
     out = run([reg_row(value="9.0870", tolerance=0.01, note="known erratum")], [result(9.1)])
     assert (out["verdict"].iloc[0], out["cause"].iloc[0]) == ("not reproduced", "known erratum")
+
+
+def test_a_time_ratio_is_never_reproduced_by_value():
+    """Var13 on Census measured 78.0907 in one run against the printed 78.09: chance, not reproduction."""
+    row = reg_row(source="fayyoumi2008", seed_file=SEED_FILES["fayyoumi2008"], table="Table 3.3", algorithm="kwd",
+                  params="projection=none", metric="improvement", value="78.09", rule="timed", tolerance=None,
+                  note="time ratio, implementation-specific", cause_class="machine")
+    runs = [result('{"improvement": 78.0907}', metric="info", algorithm="kwd", params="projection=none")]
+    out = run([row], runs)
+    assert out["verdict"].iloc[0] == "not reproduced" and out["class"].iloc[0] == "machine"
+    assert out["reproduced"].iloc[0] == 78.0907 and out["delta"].iloc[0] == pytest.approx(0.0007)
+    as_exact = run([{**row, "rule": "exact", "tolerance": 0.005}], runs)
+    assert as_exact["verdict"].iloc[0] == "reproduced"  # what the exact rule said of the same run
+
+
+def test_every_time_ratio_is_timed(reg):
+    timed = reg[reg["metric"] == "improvement"]
+    assert len(timed) == 104 and (timed["rule"] == "timed").all() and (timed["cause_class"] == "machine").all()
+    assert timed["tolerance"].isna().all()
 
 
 def test_exact_several_seeds():
