@@ -96,19 +96,28 @@ def test_bad_limit_is_a_user_error():
 
 # What a run adds to the process: the subprocess's peak resident memory after a 100,000-record run
 # minus its peak after a 1,000-record run of the same method. Compiling would set the peak, so the
-# measured subprocess must compile nothing: the runs use a copy of the Numba cache of their own, which
-# a first subprocess completes (in the full suite, the shared cache changed under a run beside the
-# other test worker, and all three measurements came out 0). The estimate the refusal trusts must
-# not be below the growth.
+# measured subprocess must compile nothing (it counts what it compiles): the runs use a Numba cache
+# of their own (a copy of the shared one, completed by a first subprocess), which the other test
+# worker cannot change under them. The estimate the refusal trusts must not be below the growth.
 _GROWTH = """
 import json, resource, sys
+from numba.core import event
 from mabench.bench import runner
+
+class Compiled(event.Listener):
+    count = 0
+    def on_start(self, e):
+        pass
+    def on_end(self, e):
+        Compiled.count += 1
+
+event.register("numba:compile", Compiled())
 name, small, big, params = sys.argv[1:]
 peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 runner.run_cell(name, small, 3, 0, json.loads(params))
 before = peak()
 runner.run_cell(name, big, 3, 0, json.loads(params))
-print(json.dumps({"grew": peak() - before}))
+print(json.dumps({"grew": peak() - before, "compiled": Compiled.count}))
 """
 
 
@@ -148,7 +157,9 @@ def test_the_memory_estimate_covers_what_a_run_adds(name, params, sizes):
     for _ in range(2):  # the first compiles what the larger run uses (e.g. MDAV's two-thread steps)
         proc = subprocess.run([sys.executable, "-c", _GROWTH, name, small, big, json.dumps(params)],
                               capture_output=True, text=True, cwd=ROOT, env=env, check=True)
-    grew = json.loads(proc.stdout.splitlines()[-1])["grew"]
+    measured = json.loads(proc.stdout.splitlines()[-1])
+    assert measured["compiled"] == 0, f"the measured run compiled {measured['compiled']} functions"
+    grew = measured["grew"]
     estimate = discovery.algorithm(name).memory_bytes(100_000, 10, 3, {})
     assert grew > 40e6, "the 100,000-record run should add at least its data"
     assert grew <= estimate, f"{name} added {grew / 1e6:.1f} MB, its estimate is {estimate / 1e6:.1f} MB"
