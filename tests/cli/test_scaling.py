@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from support import assert_user_error, run_cli
+from support import ROOT, assert_user_error, run_cli
 from mabench import discovery, memory
+from mabench.fingerprint import numba_cache_dir
 from mabench.bench import runner
 from mabench.errors import UserError
 
@@ -124,13 +131,6 @@ print(json.dumps({"grew": peak() - before, "compiled": Compiled.count}))
 @pytest.fixture(scope="module")
 def sizes(tmp_path_factory):
     """(1,000-record file, 100,000-record file, a Numba cache folder of their own)."""
-    import shutil
-    from pathlib import Path
-
-    import pandas as pd
-
-    from mabench.fingerprint import numba_cache_dir
-
     folder = tmp_path_factory.mktemp("growth")
     frame = pd.DataFrame(np.random.default_rng(1).standard_normal((100_000, 10)),
                          columns=[f"x{j}" for j in range(10)])
@@ -146,12 +146,6 @@ def sizes(tmp_path_factory):
 def test_the_memory_estimate_covers_what_a_run_adds(name, params, sizes):
     """mdav and iamat on the k-d tree (tree_bytes; mdav's own choice at this size); onedims sorts
     copies of every column."""
-    import json
-    import subprocess
-    import sys
-
-    from support import ROOT
-
     small, big, cache = sizes
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
     for _ in range(2):  # the first compiles what the larger run uses (e.g. MDAV's two-thread steps)
