@@ -32,7 +32,7 @@ ALGORITHM = Algorithm(
     name="onedims",
     time="O(d·n log n) (one sort per variable)",
     memory="O(n·d) (one label column per variable)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d, copies=12),
+    memory_bytes=lambda n, d, k, p: linear_bytes(n, d, copies=13),
     title="onedims (individual ranking: one partition per variable, sdcMicro)",
     citation=f"{S.SDC_DOC} (micro_onedims); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
     run=run,

@@ -333,11 +333,10 @@ def _write_benchmark(path: str) -> None:
     """The job's wall seconds since the command started, its CPU seconds and its peak memory (MB), in
     the columns of a Snakemake benchmark file (``s``, ``cpu_time``, ``max_rss``): measured by the
     process itself, where Snakemake would sample it with psutil twice a second."""
-    import resource
-
     from mabench import io
+    from mabench.bench.runner import peak_rss_mb
 
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports kB
+    peak_mb = peak_rss_mb()
     io.write_text(path, f"s\tcpu_time\tmax_rss\n{time.perf_counter() - _STARTED:.2f}\t{_cpu_seconds():.2f}"
                         f"\t{peak_mb:.2f}\n")
 

@@ -195,7 +195,19 @@ def _warm_up(algo, k: int, d: int, params: dict, n: int = 0) -> None:
 
 
 def peak_rss_mb() -> float:
-    """The process's peak resident memory so far (MB): a batch's cells report the running maximum."""
+    """The process's peak resident memory so far (MB): a batch's cells report the running maximum.
+
+    On Linux from ``VmHWM`` (/proc/self/status), the high-water mark of this process's own memory:
+    ``getrusage``'s ``ru_maxrss`` also counts the memory of the parent the process was started from
+    (the kernel carries the old address space's peak over the exec), so a run started from a large
+    Python process would report that process's size."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024  # kB
+    except OSError:
+        pass
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 

@@ -101,13 +101,23 @@ def test_bad_limit_is_a_user_error():
     assert_user_error(proc, "MABENCH_MEMORY_LIMIT='lots'")
 
 
-# What a run adds to the process: the subprocess's peak resident memory after a 100,000-record run
-# minus its peak after a 1,000-record run of the same method. Compiling would set the peak, so the
+def test_the_peak_memory_a_run_reports_is_its_own_not_its_parents():
+    """A process started from a large one: getrusage's ru_maxrss there starts at the parent's size
+    (331 MB beside this 320 MB array, measured), the run record's peak (VmHWM) at its own."""
+    ballast = np.ones(40_000_000)  # 320 MB, written, so resident
+    code = "from mabench.bench.runner import peak_rss_mb; print(peak_rss_mb())"
+    own = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                               check=True).stdout)
+    assert 20 < own < ballast.nbytes / 2**20 - 20, own
+
+
+# What a run adds to the process: the subprocess's own peak resident memory (the run record's) after
+# a 100,000-record run minus its peak after a 1,000-record run of the same method. Compiling would set the peak, so the
 # measured subprocess must compile nothing (it counts what it compiles): the runs use a Numba cache
 # of their own (a copy of the shared one, completed by a first subprocess), which the other test
 # worker cannot change under them. The estimate the refusal trusts must not be below the growth.
 _GROWTH = """
-import json, resource, sys
+import json, sys
 from numba.core import event
 from mabench.bench import runner
 
@@ -120,7 +130,7 @@ class Compiled(event.Listener):
 
 event.register("numba:compile", Compiled())
 name, small, big, params = sys.argv[1:]
-peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak = lambda: runner.peak_rss_mb() * 1024 * 1024
 runner.run_cell(name, small, 3, 0, json.loads(params))
 before = peak()
 runner.run_cell(name, big, 3, 0, json.loads(params))
