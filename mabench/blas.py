@@ -23,7 +23,7 @@ CORETYPE = "Haswell"  # AVX2 and FMA (Intel since 2013, AMD since 2015)
 NEEDS = ("avx2", "fma")
 
 
-def _cpu_flags() -> set[str]:
+def cpu_flags() -> set[str]:
     """The processor's feature flags from /proc/cpuinfo (empty where there is none)."""
     try:
         with open("/proc/cpuinfo") as fh:
@@ -51,7 +51,7 @@ def pin(environ=None, machine: str | None = None, flags: set[str] | None = None)
     if "numpy" in sys.modules:
         return None
     machine = platform.machine() if machine is None else machine
-    flags = _cpu_flags() if flags is None else flags
+    flags = cpu_flags() if flags is None else flags
     if machine.lower() not in ("x86_64", "amd64") or not set(NEEDS) <= flags:
         return None
     environ[ENV] = CORETYPE

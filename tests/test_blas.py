@@ -15,7 +15,7 @@ from mabench import blas
 from mabench.bench import provenance
 from support import ROOT
 
-X86_AVX2 = set(blas.NEEDS) <= blas._cpu_flags() and platform.machine().lower() in ("x86_64", "amd64")
+X86_AVX2 = set(blas.NEEDS) <= blas.cpu_flags() and platform.machine().lower() in ("x86_64", "amd64")
 needs_x86 = pytest.mark.skipif(not X86_AVX2, reason="the kernel is pinned on x86-64 with AVX2 and FMA only")
 
 
