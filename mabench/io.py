@@ -96,7 +96,7 @@ def identity(path) -> tuple:
 
 
 def check_clashes(outputs, inputs) -> None:
-    """Refuse an output that names one of the command's inputs (it would be replaced).
+    """Refuse an output that names one of the command's inputs (it would be replaced), or a folder.
 
     ``outputs`` and ``inputs`` are iterables of (what, path) pairs, e.g. ("--out", "b.csv");
     None and empty paths are skipped. Raises a UserError naming both.
@@ -105,6 +105,8 @@ def check_clashes(outputs, inputs) -> None:
     for owhat, out in outputs:
         if not out:
             continue
+        if os.path.isdir(os.fspath(out)):
+            raise UserError(f"{owhat} {os.fspath(out)!r}: it is a folder; give a file name inside it")
         oid = identity(out)
         for iwhat, inp, iid in ins:
             if oid == iid:

@@ -25,7 +25,8 @@ POLL = 0.05
 
 def write(path: str, done: int, finished: bool = False) -> None:
     """The compile step's state: ``done`` runs at the front of its list; ``finished`` when it stops
-    (or when its order is not one to follow: several compile processes)."""
+    (or when its order is not one to follow: several compile processes). Written here, not through
+    :mod:`mabench.io`: a command's outputs appear only when it ends, this file must appear at once."""
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         with open(tmp, "w", encoding="utf-8") as fh:

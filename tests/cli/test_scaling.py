@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -16,7 +13,6 @@ import pytest
 
 from support import ROOT, assert_user_error, run_cli
 from mabench import discovery, memory
-from mabench.fingerprint import numba_cache_dir
 from mabench.bench import runner
 from mabench.errors import UserError
 
@@ -112,10 +108,9 @@ def test_the_peak_memory_a_run_reports_is_its_own_not_its_parents():
 
 
 # What a run adds to the process: the subprocess's own peak resident memory (the run record's) after
-# a 100,000-record run minus its peak after a 1,000-record run of the same method. Compiling would set the peak, so the
-# measured subprocess must compile nothing (it counts what it compiles): the runs use a Numba cache
-# of their own (a copy of the shared one, completed by a first subprocess), which the other test
-# worker cannot change under them. The estimate the refusal trusts must not be below the growth.
+# a 100,000-record run minus its peak after a 1,000-record run of the same method. Compiling would
+# set the peak, so a first subprocess compiles what both runs use and the measured one must compile
+# nothing (it counts what it compiles). The estimate the refusal trusts must not be below the growth.
 _GROWTH = """
 import json, sys
 from numba.core import event
@@ -140,27 +135,23 @@ print(json.dumps({"grew": peak() - before, "compiled": Compiled.count}))
 
 @pytest.fixture(scope="module")
 def sizes(tmp_path_factory):
-    """(1,000-record file, 100,000-record file, a Numba cache folder of their own)."""
+    """(1,000-record file, 100,000-record file)."""
     folder = tmp_path_factory.mktemp("growth")
     frame = pd.DataFrame(np.random.default_rng(1).standard_normal((100_000, 10)),
                          columns=[f"x{j}" for j in range(10)])
     frame.head(1000).to_parquet(folder / "small.parquet")
     frame.to_parquet(folder / "big.parquet")
-    shared = Path(numba_cache_dir())
-    if shared.is_dir():  # a warm start: compiling only what this cache lacks
-        shutil.copytree(shared, folder / "numba" / shared.name, dirs_exist_ok=True)
-    return str(folder / "small.parquet"), str(folder / "big.parquet"), str(folder / "numba")
+    return str(folder / "small.parquet"), str(folder / "big.parquet")
 
 
 @pytest.mark.parametrize("name, params", [("mdav", {"index": "tree"}), ("iamat", {}), ("onedims", {})])
 def test_the_memory_estimate_covers_what_a_run_adds(name, params, sizes):
     """mdav and iamat on the k-d tree (tree_bytes; mdav's own choice at this size); onedims sorts
     copies of every column."""
-    small, big, cache = sizes
-    env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+    small, big = sizes
     for _ in range(2):  # the first compiles what the larger run uses (e.g. MDAV's two-thread steps)
         proc = subprocess.run([sys.executable, "-c", _GROWTH, name, small, big, json.dumps(params)],
-                              capture_output=True, text=True, cwd=ROOT, env=env, check=True)
+                              capture_output=True, text=True, cwd=ROOT, check=True)
     measured = json.loads(proc.stdout.splitlines()[-1])
     assert measured["compiled"] == 0, f"the measured run compiled {measured['compiled']} functions"
     grew = measured["grew"]
