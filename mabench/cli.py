@@ -396,6 +396,17 @@ def cmd_compile(args) -> None:
     _PENDING.append(line)
 
 
+def cmd_warmup(args) -> None:
+    from mabench import discovery
+    from mabench.bench.warmup import warm
+    from mabench.metrics import parse_names
+
+    names = sorted(discovery.algorithms()) if args.all else (args.algorithm or ["mdav"])
+    start = _cpu_seconds()
+    warmed = warm(names, parse_names(args.metrics))
+    _PENDING.append(_json({"warmed": warmed, "cpu_seconds": round(_cpu_seconds() - start, 3)}))
+
+
 def cmd_fetch(args) -> None:
     from mabench.data import fetch
 
@@ -638,6 +649,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--progress-out", help="rewrite this file as the runs are compiled, for the lead job "
                    "(`mabench batch --follow`)")
     s.set_defaults(func=cmd_compile)
+
+    s = sub.add_parser("warmup", help="compile the kernels of methods and metrics ahead of their first call "
+                       "(kept in Numba's cache: later calls start at once)")
+    s.add_argument("algorithm", nargs="*", help="methods to compile (default: mdav)")
+    s.add_argument("--all", action="store_true", help="every method (takes minutes on a fresh install)")
+    s.add_argument("--metrics", help="comma-separated metric names to compile too (default: il)")
+    s.set_defaults(func=cmd_warmup)
 
     s = sub.add_parser("regress", help="run the regression cells (every algorithm id of a config on its fixed data)")
     s.add_argument("--config", default=None, help="workflow config (default: config/config.yaml)")

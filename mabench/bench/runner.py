@@ -31,6 +31,7 @@ from mabench.bench import threads
 from mabench import memory
 from mabench.bench.progress import NULL, Progress
 from mabench.bench.strata import SERIAL, Spread, run_strata
+from mabench.bench.warmup import compile_notice
 from mabench.kernels.aggregate import aggregate
 from mabench.plugin import AGGREGATION, format_params, split_aggregation, split_output
 from mabench.errors import UserError
@@ -304,8 +305,9 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     x_in = algorithm_input(algo, own, ds.values, z)
     progress.start(f"compiling {algo.name}")
-    _warm_up(algo, min(ks), d, own, n)
-    warm_metrics(list(metrics), n, d, min(ks), options)
+    with compile_notice(f"{algo.name}'s kernels"):
+        _warm_up(algo, min(ks), d, own, n)
+        warm_metrics(list(metrics), n, d, min(ks), options)
     progress.end()
     for k in ks:
         cell = _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in, layout, progress, spread)
