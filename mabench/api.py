@@ -297,7 +297,7 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
 
     spread = Spread(n_jobs, executor, scheduler)
     frame, picked, ds, algo, resolved, extra, k, seed = _prepare(data, k, method, columns, seed, params)
-    cell = next(run_dataset(algo, resolved, ds, [k], seed, ("il",), None, extra, spread=spread))
+    cell = next(run_dataset(algo, resolved, ds, [k], seed, ("il",), None, extra, spread=spread, notice=True))
     masked = _masked_frame(frame, picked, cell.masked)
     labels = cell.labels
     groups = (np.concatenate([np.bincount(labels[:, j]) for j in range(labels.shape[1])]) if labels.ndim == 2

@@ -21,6 +21,7 @@ from __future__ import annotations
 import resource
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
@@ -279,9 +280,11 @@ def compile_kernels(algorithm: str, dataset: str, ks: Iterable[int], seed: int =
 
 def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=("il",),
                 metric_options: dict | None = None, extra: dict | None = None,
-                progress: Progress | None = None, spread: Spread = SERIAL) -> Iterator[CellResult]:
+                progress: Progress | None = None, spread: Spread = SERIAL, notice: bool = False) -> Iterator[CellResult]:
     """Every k of one algorithm on a loaded data set (``run_cells`` after loading; the Python API
-    calls it with a DataFrame's columns). ``extra``: non-variable columns strata/weights may name."""
+    calls it with a DataFrame's columns). ``extra``: non-variable columns strata/weights may name.
+    ``notice``: say on stderr when compiling takes a while (the API; the CLI shows its progress
+    instead, and its stderr stays empty on success)."""
     progress = progress or NULL
     own, agg = split_aggregation(resolved)
     source = ds
@@ -305,7 +308,7 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     x_in = algorithm_input(algo, own, ds.values, z)
     progress.start(f"compiling {algo.name}")
-    with compile_notice(f"{algo.name}'s kernels"):
+    with compile_notice(f"{algo.name}'s kernels") if notice else nullcontext():
         _warm_up(algo, min(ks), d, own, n)
         warm_metrics(list(metrics), n, d, min(ks), options)
     progress.end()

@@ -4,9 +4,9 @@ Numba compiles a kernel the first time it runs with a new type signature and kee
 code in its on-disk cache (mabench/fingerprint.py), so only a fresh install's first call of a
 method pays for it — tens of seconds for the MDAV family. ``mabench warmup`` (:func:`warm`) compiles
 the kernels of the named methods on tiny data, every path their ``index=auto`` can pick, and the
-named metrics' kernels, so that the first real call loads them from the cache. A call that does
-compile says so on stderr, once, when it has compiled for more than a few seconds
-(:func:`compile_notice`).
+named metrics' kernels, so that the first real call loads them from the cache. A call of the
+Python API that does compile says so on stderr, once, when it has compiled for more than a few
+seconds (:func:`compile_notice`); the CLI shows the phase in its progress display instead.
 """
 
 from __future__ import annotations
