@@ -2,7 +2,7 @@
 
 Repeatedly takes a group and its nearest groups by centroid (a region of at most ``region``
 records), re-partitions the region OPTIMALLY into groups of k..2k−1 records (bit-mask dynamic
-programming over the region's subsets, :mod:`mabench.kernels.lns`), and keeps the new groups when
+programming over the region's subsets, :mod:`mabench.kernels.improve.lns`), and keeps the new groups when
 the total SSE falls; a pass visits every group once in a random order, passes repeat until one
 changes nothing. Optional perturbation restarts around the best partition (as ``ls``/``icsm``,
 003_58f0e37d459aa4df.txt §5.3) alternate with the LNS descent. The idea of exact re-optimisation of
@@ -20,8 +20,8 @@ import numpy as np
 
 from mabench import discovery, partition
 from mabench.errors import UserError
-from mabench.kernels import lns as L
-from mabench.kernels import search
+from mabench.kernels.improve import lns as L
+from mabench.kernels.improve import search
 from mabench.plugin import Algorithm, Param, linear_bytes
 
 

@@ -30,7 +30,7 @@ def _best_known_arguments(s) -> None:
 
 
 def cmd_best_known(args) -> None:
-    from mabench.report import best_known
+    from mabench.optimum import best_known
 
     if args.action == "verify":
         report, problems = best_known.verify(args.dir)
@@ -50,7 +50,9 @@ def cmd_best_known(args) -> None:
     else:
         if not args.out_dir:
             raise UserError("best-known table needs --out-dir")
-        merged = best_known.table(args.out_dir, args.dir)
+        from mabench.report import best_known_table
+
+        merged = best_known_table.table(args.out_dir, args.dir)
         print_json({"cells": int(len(merged)), "at_or_below_published": int(merged["beats"].sum())})
 
 
@@ -76,7 +78,7 @@ def _bound_arguments(s) -> None:
 
 def cmd_bound(args) -> None:
     from mabench.bench.runner import parse_ks
-    from mabench.report import bounds
+    from mabench.optimum import bounds
 
     finite("--budget", args.budget, 0, strict=True, high=1e7)
     start = bounds.registry_start(args.dataset, args.dir) if args.method in ("lp", "tail") else None

@@ -24,7 +24,7 @@ ORDER = {"tarragona": 0, "census": 1, "eia": 2}
 
 def cells(root=None) -> pd.DataFrame:
     """dataset, k, best, bound, gap (%) for each registry cell."""
-    from mabench.report import best_known, bounds
+    from mabench.optimum import best_known, bounds
 
     index = best_known.load_index(root)
     bnd = bounds.load(root)

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from oracles.partition_bruteforce import optimum
 from support import ROOT, assert_user_error, run_cli
 
-from mabench.kernels import bounds as KB
-from mabench.report import bounds as RB
+from mabench.kernels.lowerbound import bounds as KB
+from mabench.optimum import bounds as RB
 
 
 def _tiny(n, seed, ties):

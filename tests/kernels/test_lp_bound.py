@@ -16,8 +16,8 @@ from scipy.optimize import linprog
 from oracles.partition_bruteforce import group_sse, optimum
 from support import ROOT, assert_user_error, run_cli
 
-from mabench.kernels import colgen as CG
-from mabench.report import bounds as B
+from mabench.kernels.lowerbound import colgen as CG
+from mabench.optimum import bounds as B
 
 
 def NO_CUTS(n):

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mabench.kernels import counter
-from mabench.kernels.buffer import UNASSIGNED, compact, centroid, scratch, work_buffer
-from mabench.kernels.distances import argmax_alive
-from mabench.kernels.groups import assign_leftovers, close_tail
-from mabench.kernels.kdtree import kd_scratch
-from mabench.kernels.nearest import farthest_group, group_around
-from mabench.kernels.treegroups import (REBUILD, SHELL_REBUILD, all_alive, centroid_of_remaining, far_and_near, group_from_tree, label_remaining,
+from mabench.kernels.core import counter
+from mabench.kernels.core.buffer import UNASSIGNED, compact, centroid, scratch, work_buffer
+from mabench.kernels.core.distances import argmax_alive
+from mabench.kernels.core.groups import assign_leftovers, close_tail
+from mabench.kernels.spatial.kdtree import kd_scratch
+from mabench.kernels.core.nearest import farthest_group, group_around
+from mabench.kernels.spatial.treegroups import (REBUILD, SHELL_REBUILD, all_alive, centroid_of_remaining, far_and_near, group_from_tree, label_remaining,
                                         load_position, shell_farthest, shell_order, take_group, tree_over_remaining,
                                         tree_start, use_pair, use_tree)
 
@@ -56,10 +56,10 @@ def mdav_labels(Z, k, tail, tally=None):
 @njit(cache=True, nogil=True)
 def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
     """:func:`mdav_labels` with the farthest and nearest records found by a k-d tree
-    (kernels/treegroups.py): the same partition, in O(n log n)-ish time at low dimension.
+    (kernels/spatial/treegroups.py): the same partition, in O(n log n)-ish time at low dimension.
     ``pair``: True to ask s's questions on a second thread while r's nearest are found
     (treegroups.far_and_near); None (not False) for one thread, so the two-thread code is not compiled.
-    ``tally`` (kernels/counter.py): [records grouped, records], updated as groups form."""
+    ``tally`` (kernels/core/counter.py): [records grouped, records], updated as groups form."""
     n, d = Z.shape
     labels, ids, sums, c, p, top_d, top_i, pos, T, KS = tree_start(Z, k)
     KS_s = kd_scratch(T)

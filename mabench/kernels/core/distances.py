@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from mabench.kernels.buffer import BLOCK, PARALLEL_MIN, UNASSIGNED
+from mabench.kernels.core.buffer import BLOCK, PARALLEL_MIN, UNASSIGNED
 
 @njit(cache=True)
 def _sqdist_block(W, lo, hi, p, out, alive, best_v, best_i, b):

@@ -25,15 +25,15 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from mabench.kernels.bounds import nearest_sq
-from mabench.kernels.distances import sq_between
+from mabench.kernels.lowerbound.bounds import nearest_sq
+from mabench.kernels.core.distances import sq_between
 
 
 @njit(cache=True)
 def nearest_prefix(Z, t):
     """(n, t+1) array P with P[r, q] = s_r(q) = sum of r's q smallest squared distances to other records,
     and (n, t) ids of those records (ascending distance, ties by lowest index): running sums of
-    :func:`mabench.kernels.bounds.nearest_sq`."""
+    :func:`mabench.kernels.lowerbound.bounds.nearest_sq`."""
     near, ids = nearest_sq(Z, t)
     n = near.shape[0]
     P = np.zeros((n, t + 1))

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mabench.kernels.buffer import UNASSIGNED, compact, scratch, work_buffer
-from mabench.kernels.distances import argmax_alive, distances_from
-from mabench.kernels.groups import assign_leftovers
-from mabench.kernels.nearest import group_around
+from mabench.kernels.core.buffer import UNASSIGNED, compact, scratch, work_buffer
+from mabench.kernels.core.distances import argmax_alive, distances_from
+from mabench.kernels.core.groups import assign_leftovers
+from mabench.kernels.core.nearest import group_around
 
 
 @njit(cache=True)

@@ -17,7 +17,7 @@ import numpy as np
 
 from mabench.plugin import Param
 from mabench.errors import UserError
-from mabench.kernels.ward import kward_sorted, kwr_sorted
+from mabench.kernels.methods.ward import kward_sorted, kwr_sorted
 
 PROJECTIONS = ("none", "zs", "fpc")
 PROJECTION = Param("none", "1-D axis for multi-column data: none | zs (sum of z-scores) | "

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mabench.kernels.buffer import UNASSIGNED
-from mabench.kernels.nearest import label_rest
+from mabench.kernels.core.buffer import UNASSIGNED
+from mabench.kernels.core.nearest import label_rest
 
 @njit(cache=True)
 def group_means(Z, labels, n_groups):

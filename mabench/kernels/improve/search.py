@@ -1,7 +1,7 @@
 """Search drivers shared by the improvement methods (``icsm``, ``ls``) and the best-known registry.
 
 * :func:`icsm` — ICSM's loop (003_58f0e37d459aa4df.txt §4.1, Algorithm 2) over the kernels of
-  :mod:`mabench.kernels.icsm`;
+  :mod:`mabench.kernels.improve.icsm`;
 * :func:`descent` — plain move/swap local search (:func:`mabench.kernels.move_swap_descent`);
 * :func:`iterate` — random-perturbation restarts (ICSM §5.3, Table 4): perturb up to
   ``perturb`` records of the best partition, improve again, keep the better one.
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mabench import kernels as K
-from mabench.kernels import groups
+from mabench.kernels.core import groups
 
 
 @dataclass
@@ -68,7 +68,7 @@ def auto_rounds(n: int) -> int:
 
 
 def sst(Z: np.ndarray) -> float:
-    """The total sum of squares that IL divides by (:func:`mabench.kernels.groups.sst`)."""
+    """The total sum of squares that IL divides by (:func:`mabench.kernels.core.groups.sst`)."""
     return float(groups.sst(np.ascontiguousarray(Z, dtype=np.float64)))
 
 
@@ -247,10 +247,10 @@ def lns_descent(st: State, rng: np.random.Generator, rmax: int, scratch, trace: 
                 deadline: float | None = None, max_passes: int = 0, seeds=None) -> int:
     """Large-neighbourhood descent: for each group in a random order, take it and its nearest groups
     (by centroid) while they hold ≤ ``rmax`` records, re-partition those records optimally
-    (:func:`mabench.kernels.lns.region_optimum`) and keep the result when the total SSE falls.
+    (:func:`mabench.kernels.improve.lns.region_optimum`) and keep the result when the total SSE falls.
     Passes repeat until one changes nothing (or ``max_passes``/``deadline``); returns the changes.
     With ``seeds`` (record ids, e.g. those a perturbation touched) one pass visits only their groups."""
-    from mabench.kernels import lns
+    from mabench.kernels.improve import lns
 
     Z, k, kmax = st.Z, st.k, st.kmax
     n, d = Z.shape

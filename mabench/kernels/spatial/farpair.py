@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mabench.kernels.buffer import UNASSIGNED
-from mabench.kernels.distances import distances_from, load_point
+from mabench.kernels.core.buffer import UNASSIGNED
+from mabench.kernels.core.distances import distances_from, load_point
 
 TOP = 32  # partners kept per record
 

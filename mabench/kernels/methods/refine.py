@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mabench.kernels.mdav import TAIL_MDAV1, mdav_labels
+from mabench.kernels.methods.mdav import TAIL_MDAV1, mdav_labels
 
 NIL = -1
 

@@ -6,7 +6,7 @@ The bound, valid for every partition with group sizes ≥ k (proof in docs/bound
   distances to other records. (A group of m records has SSE = Σ_{i∈G} Σ_{j∈G} d_ij² / (2m) and
   Σ_{j∈G} d_ij² ≥ s_i(m−1) ≥ s_i(k−1)·(m−1)/(k−1), and (m−1)/(m(k−1)) ≥ 1/k for m ≥ k.)
 * the degree-cover LP (:func:`cover_pricing` prices it; the LP itself is solved in
-  mabench/report/bounds.py) — min Σ_{i<j} (d_ij²/k)·y_ij subject to Σ_j y_ij ≥ k−1 for every i and
+  mabench/optimum/bounds.py) — min Σ_{i<j} (d_ij²/k)·y_ij subject to Σ_j y_ij ≥ k−1 for every i and
   0 ≤ y ≤ 1. A partition gives a feasible y: y_ij = (k−1)/(m−1) inside a group of m records, else 0,
   and its cost (k−1)/(k(m−1))·Σ_{i<j∈G} d_ij² is at most SSE(G) = Σ_{i<j∈G} d_ij²/m when m ≥ k. By
   weak duality every u ≥ 0 bounds the LP from below:
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mabench.kernels.distances import sq_between
+from mabench.kernels.core.distances import sq_between
 
 
 @njit(cache=True)

@@ -1,7 +1,7 @@
 """Certified lower bounds on the optimal IL of a data set at k (``mabench bound``).
 
 Four bounds (proofs in docs/bounds.md), each valid for every partition whose groups have at least k
-records, whatever their upper size: ``pair`` (:func:`mabench.kernels.bounds.pair_bound`), ``cover``
+records, whatever their upper size: ``pair`` (:func:`mabench.kernels.lowerbound.bounds.pair_bound`), ``cover``
 (the degree-cover LP, :func:`cover_bound`), ``lp`` (the set-partitioning LP by column generation
 with subset-row cuts, :func:`lp_bound`, for groups of k..2k−1 records) and ``tail`` (``lp``, raised
 by an integer program over the groups of the costliest records, :func:`tail_bound`). IL units as everywhere in
@@ -44,7 +44,7 @@ def compute(spec: str, ks, seed: int = 0, Z=None, method: str = "pair", budget: 
 
     ``start``: optional callable k -> labels (a feasible partition whose groups seed the LP; for
     ``tail`` also the incumbent that caps how far the integer program looks)."""
-    from mabench.kernels import bounds as KB
+    from mabench.kernels.lowerbound import bounds as KB
 
     if method not in METHODS:
         raise UserError(f"bound: --method {method!r} must be one of {', '.join(METHODS)}")
@@ -80,7 +80,7 @@ def compute(spec: str, ks, seed: int = 0, Z=None, method: str = "pair", budget: 
 
 
 def load(root=None) -> pd.DataFrame:
-    from mabench.report.best_known import default_dir
+    from mabench.optimum.best_known import default_dir
 
     path = Path(root or default_dir()) / "bounds.csv"
     if not path.exists():
@@ -94,7 +94,7 @@ def load(root=None) -> pd.DataFrame:
 def store(records: list[dict], root=None) -> Path:
     """Merge ``records`` into bounds.csv (one row per data set, k and method; a new bound replaces the
     row of its method only when it is larger; :func:`load` keeps the largest per cell)."""
-    from mabench.report.best_known import default_dir
+    from mabench.optimum.best_known import default_dir
 
     path = Path(root or default_dir()) / "bounds.csv"
     old = pd.read_csv(path, keep_default_na=False) if path.exists() else pd.DataFrame(columns=COLUMNS)
@@ -117,7 +117,7 @@ def store(records: list[dict], root=None) -> Path:
 
 def registry_start(spec: str, root=None):
     """k -> the best-known partition of a registry data set (None when the cell has none)."""
-    from mabench.report import best_known as BK
+    from mabench.optimum import best_known as BK
 
     root = Path(root or BK.default_dir())
 
@@ -138,7 +138,7 @@ def registry_start(spec: str, root=None):
 
 
 def cover_bound(Z, k: int, ids, budget: float = 120.0, rounds: int = 10_000, triangles: bool = True) -> dict:
-    """The degree-cover LP bound with triangle cuts (kernels/bounds.py; proof in docs/bounds.md).
+    """The degree-cover LP bound with triangle cuts (kernels/lowerbound/bounds.py; proof in docs/bounds.md).
 
     Each round solves the LP (HiGHS interior point) over the candidate pairs — at first each record
     with its nearest (``ids``, as from kernels.bounds.nearest_sq) — and the triangle cuts found so
@@ -152,7 +152,7 @@ def cover_bound(Z, k: int, ids, budget: float = 120.0, rounds: int = 10_000, tri
 
     from scipy.optimize import linprog
 
-    from mabench.kernels import bounds as KB
+    from mabench.kernels.lowerbound import bounds as KB
 
     n = Z.shape[0]
     if k < 2:
@@ -224,7 +224,7 @@ def _cover_certificate(Z, k: int, edges, cost, u, pi, sides):
     (docs/bounds.md). Pairs outside ``edges`` are in no cut; :func:`kernels.bounds.cover_pricing`
     sums their terms (it sums every pair's plain term; the columns' plain terms come off again).
     Returns (the bound stepped down by :func:`_safe`, up to COVER_ADD pairs that price out)."""
-    from mabench.kernels import bounds as KB
+    from mabench.kernels.lowerbound import bounds as KB
 
     closing, side1, side2 = sides
     plain = u[edges[:, 0]] + u[edges[:, 1]] - cost
@@ -249,7 +249,7 @@ def lagrangian(Z, u, k: int, P, node_limit: int, emax: int, maxcols: int = 1, cu
     (stepped down by :func:`_safe`): a lower bound on the LP, hence on the optimal SSE, for ANY u and
     any penalties pen ≥ 0 on the subset-row cuts. ``cuts``: (cut_ptr, cut_ids, pen) from
     kernels.colgen.cut_index, or None. Returns (L, the certified_price tuple)."""
-    from mabench.kernels import colgen as CG
+    from mabench.kernels.lowerbound import colgen as CG
 
     n = Z.shape[0]
     u = np.ascontiguousarray(u, dtype=np.float64)
@@ -325,7 +325,7 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
     the set-partitioning LP (Aloise, Hansen, Rocha & Santi 2014); proof in docs/bounds.md.
 
     Restricted master: scipy linprog (HiGHS). Pricing: greedy (heuristic) until it finds nothing,
-    then the certified branch and bound of kernels/colgen.py, which both adds columns and gives
+    then the certified branch and bound of kernels/lowerbound/colgen.py, which both adds columns and gives
     L(u) = Σu + n·ρ, ρ ≤ min_S r(S)/|S| proven. Once the certified search adds no column, up to
     ``subset_rows`` violated subset-row cuts on three records (:func:`subset_row_cuts`) join
     the master and the loop goes on; their duals enter the pricing as penalties (0 turns the cuts
@@ -337,7 +337,7 @@ def lp_bound(Z, k: int, start_labels=None, budget: float = 120.0, pair: float = 
     import time
 
     from mabench import kernels as K
-    from mabench.kernels import colgen as CG
+    from mabench.kernels.lowerbound import colgen as CG
 
     t0 = time.perf_counter()
     if node_limit is None:  # exact pricing is cheap up to k = 5; beyond, cut (validly) to bound the time
@@ -485,7 +485,7 @@ def tail_bound(Z, k: int, point, lagrangian_value: float, incumbent: float | Non
 
     For every partition P into groups of k..2k−1 records, SSE(P) ≥ L + Σ_{S∈P} r'(S), where
     r'(S) = r(S) − |S|·ρ ≥ 0 is a group's reduced cost above the certified floor ρ. Take a set T of
-    records (the tail: the anchors :func:`mabench.kernels.colgen.groups_below` accepts, largest
+    records (the tail: the anchors :func:`mabench.kernels.lowerbound.colgen.groups_below` accepts, largest
     duals first) and every group that holds one of them with r'(S) < delta. Either P uses a group
     holding a tail record with r' ≥ delta, or its groups holding tail records are among those: then
     they cover every tail record once and no other record twice. So Σ_{S∈P} r'(S) ≥ min(delta, IP),
@@ -497,7 +497,7 @@ def tail_bound(Z, k: int, point, lagrangian_value: float, incumbent: float | Non
     import scipy.sparse as sp
     from scipy.optimize import Bounds, LinearConstraint, milp
 
-    from mabench.kernels import colgen as CG
+    from mabench.kernels.lowerbound import colgen as CG
 
     t0 = time.perf_counter()
     u, pen, (cut_ptr, cut_ids), rho = point

@@ -1,6 +1,6 @@
-"""The MDAV family's and CBFS's group steps answered by the k-d tree (kernels/kdtree.py).
+"""The MDAV family's and CBFS's group steps answered by the k-d tree (kernels/spatial/kdtree.py).
 
-The pass kernels (kernels/mdav.py, kernels/cbfs.py with ``index=scan``) find the farthest remaining
+The pass kernels (kernels/methods/mdav.py, kernels/methods/cbfs.py with ``index=scan``) find the farthest remaining
 record and a seed's k−1 nearest by a full pass over the work buffer per question: O(n²·d) in all.
 Here the same questions go to a k-d tree over the remaining records (farthest from a point,
 k nearest to a point, by branch and bound), and the rest of the pass kernel's arithmetic is
@@ -26,8 +26,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from mabench.kernels.buffer import UNASSIGNED
-from mabench.kernels.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining, kd_scratch, tree_pays
+from mabench.kernels.core.buffer import UNASSIGNED
+from mabench.kernels.spatial.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining, kd_scratch, tree_pays
 
 REBUILD = 0.75  # rebuild the tree over the remaining records once fewer than this share of it is left
 SHELL_REBUILD = 0.9  # re-sort the shell order once fewer than this share of its slots are left: grouped

@@ -5,9 +5,9 @@ from __future__ import annotations
 from numba import njit
 
 
-from mabench.kernels.buffer import forget
-from mabench.kernels.distances import distances_from, load_point
-from mabench.kernels.select import nearest_slots
+from mabench.kernels.core.buffer import forget
+from mabench.kernels.core.distances import distances_from, load_point
+from mabench.kernels.core.select import nearest_slots
 
 @njit(cache=True)
 def take_nearest(dist, alive, ids, m, seed, k, labels, label, top_d, top_i):

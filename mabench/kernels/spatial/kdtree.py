@@ -287,9 +287,9 @@ def kd_nearest_to_group(T, members, s, KS):
     return best_i
 
 
-# A point query for the MDAV family and CBFS (kernels/treegroups.py): the k nearest alive records
+# A point query for the MDAV family and CBFS (kernels/spatial/treegroups.py): the k nearest alive records
 # to a point. A candidate's squared distance is computed as
-# the distance pass computes it (kernels/distances.py: 0.0, then (x_j − p_j)² added in attribute
+# the distance pass computes it (kernels/core/distances.py: 0.0, then (x_j − p_j)² added in attribute
 # order), so the answer is the pass's answer bit for bit; ties go to the lowest record id.
 #
 # The box bound below is computed from the box's faces with the same operations; rounding is

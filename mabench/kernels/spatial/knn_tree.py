@@ -23,7 +23,7 @@ Exactness (bit for bit the pass's answer, tests/metrics/test_metrics_scale.py):
   index, so only strictly larger bounds prune).
 
 Memory: the records in tree order (n·d floats) plus O(n/LEAF · d) box bounds; the tree is
-kernels/kdtree.py's (64-record leaves, median splits on the widest column).
+kernels/spatial/kdtree.py's (64-record leaves, median splits on the widest column).
 Queries are independent and each writes its own slot: identical results for any
 thread count.
 """
@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from mabench.kernels.kdtree import box_gap, kd_build
+from mabench.kernels.spatial.kdtree import box_gap, kd_build
 
 _QBLOCK = 256  # queries per parallel task (tasks are independent: thread count never changes a result)
 

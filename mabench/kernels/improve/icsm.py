@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mabench.kernels.localsearch import EPS, apply_move, apply_swap, r1, r2, r3, sqdist_to, swap_cost  # noqa: F401
-from mabench.kernels.mst import farthest_from_centroid
+from mabench.kernels.improve.localsearch import EPS, apply_move, apply_swap, r1, r2, r3, sqdist_to, swap_cost  # noqa: F401
+from mabench.kernels.spatial.mst import farthest_from_centroid
 
 INF = np.inf
 

@@ -163,7 +163,7 @@ def _moved_records(old: np.ndarray, new: np.ndarray) -> np.ndarray:
 def lns_region(k: int) -> int:
     """The region size of the LNS polish and of the LNS chains: the `lns` method's, except 12 (not
     16) at k = 4 — a 16-record region costs ~0.8 s (docs/algorithms/lns.md), too slow for many restarts."""
-    from mabench.kernels import lns
+    from mabench.kernels.improve import lns
 
     return 12 if k == 4 else lns.default_region(k)
 
@@ -179,11 +179,11 @@ def search(st, rng: np.random.Generator, budget: float = 0.0, rounds: int = 1, c
     ``ip_share`` of it (a round lasts max(60 s, budget/4)); with ``budget`` = 0, ``rounds`` rounds of
     ``chains`` chains × ``restarts`` restarts each, and the integer program runs to optimality.
     Chain c of a round starts from the incumbent (c = 0) or from it after max(``perturb``·c, c·n/40) record
-    exchanges (diversification), then runs perturbation restarts (:func:`mabench.kernels.search.iterate`) improved
+    exchanges (diversification), then runs perturbation restarts (:func:`mabench.kernels.improve.search.iterate`) improved
     by ICSM's inner loop (even c) or LNS on the touched regions (odd c); every restart's local optimum
     is pooled, accepted or not. Returns counts for the run record."""
-    from mabench.kernels import lns
-    from mabench.kernels import search as S
+    from mabench.kernels.improve import lns
+    from mabench.kernels.improve import search as S
 
     Z, k, kmax = st.Z, st.k, st.kmax
     n = Z.shape[0]
@@ -307,7 +307,7 @@ def neighbourhood_columns(X: np.ndarray, k: int, kmax: int, neighbours: int) -> 
     (squared Euclidean distance, ties to the lower row), once each: (rows ascending, SSE) per group."""
     from itertools import combinations
 
-    from mabench.kernels.bounds import nearest_sq
+    from mabench.kernels.lowerbound.bounds import nearest_sq
 
     m = X.shape[0]
     near = min(neighbours, m - 1)

@@ -9,8 +9,8 @@ budget, date, file`` — and ``config/best_known/{file}`` holds the partition: a
   IL = 100·SSE/SST) equals the recorded one.
 * :func:`improve` runs a search from an entry's partition for a budget and replaces the entry
   only when the result is lower (files written atomically: partition first, then the index).
-* :func:`table` compares every entry with the lowest IL any seed publishes for that cell
-  (the ``best_published`` rows of config/published.csv: ICSM Table 4, both columns).
+* the comparison with the lowest IL any seed publishes for a cell is the report's
+  (:mod:`mabench.report.best_known_table`).
 """
 
 from __future__ import annotations
@@ -120,12 +120,12 @@ def _write_partition(path: Path, labels: np.ndarray) -> None:
 
 
 def _write_index(root: Path, index: pd.DataFrame) -> None:
-    index = index.sort_values(["dataset", "k"], key=lambda s: s.map(_order) if s.name == "dataset" else s)
+    index = index.sort_values(["dataset", "k"], key=lambda s: s.map(dataset_order) if s.name == "dataset" else s)
     with io.atomic_path(root / "index.csv") as tmp:
         index[COLUMNS].to_csv(tmp, index=False, float_format="%.8f")
 
 
-def _order(name):
+def dataset_order(name):
     return {"tarragona": 0, "census": 1, "eia": 2}.get(name, 3)
 
 
@@ -164,7 +164,7 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     restarts for ``budget`` seconds (or ``restarts`` restarts; a share ``dissolve`` of them dissolve a
     random group instead of exchanging records), then ICSM; replace the entry only when lower."""
     from mabench import kernels as K
-    from mabench.kernels import search
+    from mabench.kernels.improve import search
 
     _check_improve_args(dataset, k, budget, seed, restarts, perturb, neighbours, dissolve)
     if budget <= 0 and restarts <= 0:
@@ -177,7 +177,7 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
         raise UserError(f"-k {k} is larger than {dataset}'s {Z.shape[0]} records; use k <= {Z.shape[0]}")
     kmax = 2 * k - 1
     if method == "region":
-        from mabench.kernels import merge
+        from mabench.optimum import merge
 
         most = merge.column_count(Z.shape[0], k, kmax, neighbours)
         if most > merge.REGION_COLUMNS:
@@ -194,7 +194,7 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
     tr = search.Trace(search.sst(Z))
     il_start = tr.il(st.sse)
     search.icsm(st)
-    rng = np.random.default_rng([seed, k, _order(dataset)])
+    rng = np.random.default_rng([seed, k, dataset_order(dataset)])
     if method == "region":
         return _improve_region(dataset, k, budget, neighbours, root, Z, st, tr, il_start)
     if method == "merge":
@@ -202,7 +202,7 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
                               il_start, rng)
     deadline = time.perf_counter() + budget if budget > 0 else None
     if method == "lns":
-        from mabench.kernels import lns
+        from mabench.kernels.improve import lns
 
         rmax = lns.default_region(k)
         scratch = lns.scratch(Z.shape[1], min(rmax, lns.RMAX))
@@ -236,10 +236,11 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
 
 
 def _improve_merge(dataset, k, budget, seed, restarts, perturb, neighbours, dissolve, root, Z, st, tr, il_start, rng):
-    """``improve --method merge``: set-partitioning recombination (:func:`mabench.kernels.merge.search`).
+    """``improve --method merge``: set-partitioning recombination (:func:`mabench.optimum.merge.search`).
     With ``budget`` the rounds fill it; with ``--restarts R`` only, one round of 4 chains × R restarts
     and an integer program run to optimality."""
-    from mabench.kernels import merge, search
+    from mabench.optimum import merge
+    from mabench.kernels.improve import search
 
     info = merge.search(st, rng, budget=budget, rounds=1, chains=4, restarts=restarts, perturb=perturb,
                         neighbours=neighbours, dissolve=dissolve, trace=tr)
@@ -258,10 +259,11 @@ def _improve_merge(dataset, k, budget, seed, restarts, perturb, neighbours, diss
 
 def _improve_region(dataset, k, budget, neighbours, root, Z, st, tr, il_start):
     """``improve --method region``: integer programs over the region of the costliest groups
-    (:func:`mabench.kernels.merge.region_search`), each followed by ICSM, until one changes nothing or
+    (:func:`mabench.optimum.merge.region_search`), each followed by ICSM, until one changes nothing or
     ``budget`` seconds have passed (each program's time limit is what is left). No seed: nothing in it
     is random, so with the budget unspent the result is the same on any machine."""
-    from mabench.kernels import merge, search
+    from mabench.optimum import merge
+    from mabench.kernels.improve import search
 
     deadline = time.perf_counter() + budget
     rounds = 0
@@ -292,7 +294,7 @@ def _check_improve_args(dataset, k, budget, seed, restarts, perturb, neighbours,
     from mabench.data.seeds import check_seed
     from mabench.partition import check_k
 
-    cells = sorted({ds for ds, _ in CELLS}, key=_order)
+    cells = sorted({ds for ds, _ in CELLS}, key=dataset_order)
     if dataset not in cells:
         raise UserError(f"best-known registry data set {dataset!r} is not one of {', '.join(cells)}")
     check_k(k)
@@ -304,75 +306,3 @@ def _check_improve_args(dataset, k, budget, seed, restarts, perturb, neighbours,
             raise UserError(f"{name} {value!r} must be an integer >= {low}")
     if not (isinstance(dissolve, (int, float)) and math.isfinite(dissolve) and 0.0 <= dissolve <= 1.0):
         raise UserError(f"--dissolve {dissolve!r} must be a share between 0 and 1 (of the restarts that dissolve a group)")
-
-
-def best_published(registry: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Lowest published IL per (dataset, k) among the registry rows marked best-known candidates:
-    ICSM Table 4 (both columns)."""
-    from mabench.report import published
-
-    registry = published.load() if registry is None else registry
-    rows = registry[(registry["source"] == "icsm2015") & (registry["table"] == "Table 4") & (registry["metric"] == "il")]
-    out = []
-    for (ds, k), part in rows.groupby(["dataset", "k"]):
-        vals = part["value"].astype(float)
-        i = int(vals.to_numpy().argmin())
-        out.append({"dataset": ds, "k": int(k), "published": float(vals.iloc[i]), "published_as": part["value"].iloc[i],
-                    "published_by": f"{part['column'].iloc[i]} (003_58f0e37d459aa4df.txt Table 4)"})
-    return pd.DataFrame(out)
-
-
-def _strictly(row) -> str:
-    if row["below"]:
-        return "yes"
-    return "no" if row["below_possible"] else f"cannot (bound ≥ {row['published'] - 0.005:g})"
-
-
-def table(out_dir, root=None, registry=None) -> pd.DataFrame:
-    """best_known.{md,csv}: per data set and k, the seeds' best published IL, the harness's
-    verified best, the gap (harness − published) and whether the harness is at or below it."""
-    report, problems = verify(root)
-    pub = best_published(registry)
-    merged = report.merge(pub, on=["dataset", "k"], how="outer")
-    merged["_o"] = merged["dataset"].map(_order)
-    merged = merged.sort_values(["_o", "k"]).drop(columns="_o")
-    merged["gap"] = merged["il_recomputed"] - merged["published"]
-    merged["beats"] = merged["il_recomputed"] <= merged["published"]
-    merged["below"] = merged["il_recomputed"] < merged["published"] - 0.005  # one printed unit below
-    try:
-        from mabench.report import bounds
-
-        bnd = bounds.load(root)[["dataset", "k", "il_bound"]]
-        merged = merged.merge(bnd, on=["dataset", "k"], how="left")
-    except UserError:
-        merged["il_bound"] = float("nan")
-    merged["gap_pct"] = 100.0 * (merged["il_recomputed"] - merged["il_bound"]) / merged["il_recomputed"]
-    # a bound at or above the target proves that no partition is one printed unit below the print
-    merged["below_possible"] = ~(merged["il_bound"] >= merged["published"] - 0.005)
-    lines = ["# Best-known partitions against the seeds' best published IL", "",
-             "Harness = the verified partition in config/best_known (IL recomputed from the data, "
-             "z-scores, IL = 100·SSE/SST); Published = the lowest IL any seed prints for the cell "
-             "(003_58f0e37d459aa4df.txt Table 4, ICSM and LS columns); Gap = harness − published. "
-             "At or below: the unrounded harness IL is ≤ the printed (2-decimal) value.", "",
-             "Bound = the certified lower bound (config/best_known/bounds.csv, `mabench bound`, docs/bounds.md); "
-             "Gap % = 100·(harness − bound)/harness, the most by which the optimum can lie below the harness. "
-             "Strictly below says \"cannot\" where the bound is already at or above the printed value − 0.005: "
-             "no partition of that data set at that k is one printed unit below the print.", "",
-             "| Data set | k | Published | by | Harness | Gap | At or below | Strictly below | Bound | Gap % | Method | Budget | Groups (min–max) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in merged.to_dict("records"):
-        lines.append(f"| {r['dataset']} | {r['k']} | {r.get('published_as', '')} | {r.get('published_by', '')} | "
-                     f"{r['il_recomputed']:.4f} | {r['gap']:+.4f} | {'yes' if r['beats'] else 'no'} | "
-                     f"{_strictly(r)} | {r['il_bound']:.4f} | {r['gap_pct']:.1f} | {r['method']} | "
-                     f"{r['budget']} | {r['min_group']}–{r['max_group']} |")
-    n_beat = int(merged["beats"].sum())
-    lines += ["", f"At or below the published value in {n_beat} of {len(merged)} cells; strictly below "
-              f"(by one printed unit, 0.005) in {int(merged['below'].sum())}; proven impossible in "
-              f"{int((~merged['below_possible']).sum())}."]
-    if problems:
-        lines += ["", "## Verification problems", ""] + [f"* {p}" for p in problems]
-    out_dir = Path(out_dir)
-    io.write_text(out_dir / "best_known.md", "\n".join(lines) + "\n")
-    with io.atomic_path(out_dir / "best_known.csv") as tmp:
-        merged.to_csv(tmp, index=False, float_format="%.8f")
-    return merged

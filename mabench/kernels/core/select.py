@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from mabench.kernels.buffer import forget
+from mabench.kernels.core.buffer import forget
 
 
 @njit(cache=True)

@@ -31,9 +31,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mabench.kernels.buffer import UNASSIGNED
-from mabench.kernels.groups import group_means
-from mabench.kernels.mst import farthest_from_centroid, npn_order
+from mabench.kernels.core.buffer import UNASSIGNED
+from mabench.kernels.core.groups import group_means
+from mabench.kernels.spatial.mst import farthest_from_centroid, npn_order
 
 
 @njit(cache=True)

@@ -3,7 +3,7 @@ iteration, around the remaining record farthest from the centroid.
 
 Two kernels give the same partition: :func:`cbfs_labels_scan`, the reference, answers each question
 by a full distance pass over the remaining records (O(n²·d) in all); :func:`cbfs_labels_tree`
-answers them from a k-d tree and a shell order (kernels/treegroups.py), replaying the pass kernel's
+answers them from a k-d tree and a shell order (kernels/spatial/treegroups.py), replaying the pass kernel's
 arithmetic. :func:`cbfs_labels` picks one (``index=auto|tree|scan``).
 """
 
@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mabench.kernels import counter
-from mabench.kernels.buffer import UNASSIGNED, centroid, compact, scratch, work_buffer
-from mabench.kernels.groups import assign_leftovers, close_tail
-from mabench.kernels.kdtree import kd_scratch
-from mabench.kernels.nearest import farthest_group
-from mabench.kernels.treegroups import (REBUILD, SHELL_REBUILD, all_alive, centroid_of_remaining, group_from_tree, label_remaining,
+from mabench.kernels.core import counter
+from mabench.kernels.core.buffer import UNASSIGNED, centroid, compact, scratch, work_buffer
+from mabench.kernels.core.groups import assign_leftovers, close_tail
+from mabench.kernels.spatial.kdtree import kd_scratch
+from mabench.kernels.core.nearest import farthest_group
+from mabench.kernels.spatial.treegroups import (REBUILD, SHELL_REBUILD, all_alive, centroid_of_remaining, group_from_tree, label_remaining,
                                         load_position, nearest_of_two, shell_farthest, shell_order, take_group,
                                         tree_over_remaining, tree_start, use_pair, use_tree)
 
@@ -70,7 +70,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
     iteration uses them if that record is indeed its seed and they are all still remaining (they
     are then what a fresh query returns: removing records never reorders the others); None (not
     False) for one thread, so the two-thread code is not compiled.
-    ``tally`` (kernels/counter.py): [records grouped, records], updated as groups form."""
+    ``tally`` (kernels/core/counter.py): [records grouped, records], updated as groups form."""
     n, d = Z.shape
     labels, ids, sums, c, p, top_d, top_i, pos, T, KS = tree_start(Z, k)
     KS_b = kd_scratch(T)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from mabench.kernels.buffer import BLOCK, UNASSIGNED, compact, scratch, transposed, work_buffer
-from mabench.kernels.groups import assign_leftovers
-from mabench.kernels.nearest import group_around
+from mabench.kernels.core.buffer import BLOCK, UNASSIGNED, compact, scratch, transposed, work_buffer
+from mabench.kernels.core.groups import assign_leftovers
+from mabench.kernels.core.nearest import group_around
 
 
 @njit(cache=True)
