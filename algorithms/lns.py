@@ -9,7 +9,7 @@ changes nothing. Optional perturbation restarts around the best partition (as ``
 parts follows Castro, Gentile & Spagnolo-Arrizabalaga (PSD 2022: decompose, solve parts exactly,
 then local search); the neighbourhood (nearest groups by centroid) and the DP sub-solver are this
 harness's choices (docs/algorithms/lns.md). Start: ``init=`` any constructive plugin, or
-``start=`` a partition file (CSV with header ``group``, e.g. a config/best_known entry).
+``start=`` a partition file (CSV with header ``group``, e.g. a registry/best_known entry).
 
 Scaling: time O(2^r·r) per region of r ≤ 16 records (subset DP; two-group regions of ≤ 22 records: O(2^r)), × regions per sweep, sweeps until no improvement, × restarts; plus init's cost; memory O(n·d) (plus 2^r per region).
 """

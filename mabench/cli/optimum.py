@@ -25,7 +25,7 @@ def _best_known_arguments(s) -> None:
     s.add_argument("--neighbours", type=int, default=None,
                    help="improve (default 8): nearest groups the moves and perturbations consider; region: nearest records each "
                         "record's candidate groups are drawn from (at least k − 1 for groups to exist)")
-    s.add_argument("--dir", help="registry folder (default: config/best_known)")
+    s.add_argument("--dir", help="registry folder (default: registry/best_known)")
     s.add_argument("--out-dir", help="table: where best_known.{md,csv} go")
 
 
@@ -56,7 +56,7 @@ def cmd_best_known(args) -> None:
         print_json({"cells": int(len(merged)), "at_or_below_published": int(merged["beats"].sum())})
 
 
-BEST_KNOWN = Command("best-known", help="verify, improve or tabulate the best-known partitions (config/best_known)",
+BEST_KNOWN = Command("best-known", help="verify, improve or tabulate the best-known partitions (registry/best_known)",
               arguments=_best_known_arguments, body=cmd_best_known)
 
 
@@ -64,7 +64,7 @@ def _bound_arguments(s) -> None:
     s.add_argument("dataset", help="any data set the CLI accepts (catalog name, generator spec or file)")
     s.add_argument("-k", required=True, help="minimum group sizes, e.g. 3,4,5,10")
     s.add_argument("--seed", type=int, default=0, help="seed of a generated data set")
-    s.add_argument("--store", action="store_true", help="also write the bounds into config/best_known/bounds.csv")
+    s.add_argument("--store", action="store_true", help="also write the bounds into registry/best_known/bounds.csv")
     s.add_argument("--method", choices=["pair", "cover", "lp", "tail"], default="pair",
                    help="pair: the cheap pair bound; cover: the degree-cover LP bound with triangle cuts "
                         "(the stronger one from k = 4); lp: the set-partitioning LP bound by column generation, "
@@ -73,7 +73,7 @@ def _bound_arguments(s) -> None:
     s.add_argument("--budget", type=float, default=120.0,
                    help="lp, cover, tail: seconds per k (the round or certified pass running then finishes); "
                         "tail: as much again for its integer programs")
-    s.add_argument("--dir", help="registry folder for --store and for the start partitions of lp and tail (default: config/best_known)")
+    s.add_argument("--dir", help="registry folder for --store and for the start partitions of lp and tail (default: registry/best_known)")
 
 
 def cmd_bound(args) -> None:

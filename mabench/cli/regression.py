@@ -18,7 +18,7 @@ def _compare_arguments(s) -> None:
     s.add_argument("--min-seconds", type=float, default=0.05,
                    help="cells faster than this in the baseline are not timed (noise)")
     s.add_argument("--published", default=None, help="registry CSV for verdict changes (default: "
-                   "config/published.csv; `none` to skip)")
+                   "registry/published.csv; `none` to skip)")
     s.add_argument("--out", help="also write the Markdown report here")
     s.add_argument("--cells-out", help="write the per-cell deltas as CSV here")
 

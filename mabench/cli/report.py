@@ -12,7 +12,7 @@ def _results_paths(args) -> tuple[list, list]:
 
 def _tables_arguments(s) -> None:
     s.add_argument("--results", required=True)
-    s.add_argument("--published", help="registry CSV (default: config/published.csv)")
+    s.add_argument("--published", help="registry CSV (default: registry/published.csv)")
     s.add_argument("--out-dir", required=True)
 
 
@@ -53,7 +53,7 @@ FIGURES = Command("figures", help="draw IL-versus-k, R-U map and anytime (IL ver
 
 def _report_arguments(s) -> None:
     s.add_argument("--results", required=True)
-    s.add_argument("--published", help="registry CSV (default: config/published.csv)")
+    s.add_argument("--published", help="registry CSV (default: registry/published.csv)")
     s.add_argument("--out-dir", required=True, help="writes index.html, <source>.html and figures/*.png")
 
 

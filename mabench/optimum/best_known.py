@@ -1,7 +1,7 @@
 """The best-known registry: the lowest-IL partition the harness has found per real data set and k.
 
-``config/best_known/index.csv`` has one row per cell — ``dataset, k, il, method, params, seed,
-budget, date, file`` — and ``config/best_known/{file}`` holds the partition: a CSV with header
+``registry/best_known/index.csv`` has one row per cell — ``dataset, k, il, method, params, seed,
+budget, date, file`` — and ``registry/best_known/{file}`` holds the partition: a CSV with header
 ``group`` and one integer label per record in the data set's row order (``.csv.gz`` allowed).
 
 * :func:`verify` re-derives every entry from the data: the file exists and has one label per
@@ -32,7 +32,7 @@ CELLS = [(ds, k) for ds in ("tarragona", "census", "eia") for k in (3, 4, 5, 10)
 
 
 def default_dir() -> Path:
-    return resources.config_path("best_known")
+    return resources.registry_path("best_known")
 
 
 def load_index(root=None) -> pd.DataFrame:

@@ -6,7 +6,7 @@ records, whatever their upper size: ``pair`` (:func:`mabench.kernels.lowerbound.
 with subset-row cuts, :func:`lp_bound`, for groups of k..2k−1 records) and ``tail`` (``lp``, raised
 by an integer program over the groups of the costliest records, :func:`tail_bound`). IL units as everywhere in
 the harness: z-scores of the selected columns, IL = 100·SSE/SST. ``store`` writes
-config/best_known/bounds.csv for the twelve registry cells, so the report and the best-known table
+registry/best_known/bounds.csv for the twelve registry cells, so the report and the best-known table
 read the bound from a file a command produced.
 """
 

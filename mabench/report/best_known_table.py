@@ -56,11 +56,11 @@ def table(out_dir, root=None, registry=None) -> pd.DataFrame:
     # a bound at or above the target proves that no partition is one printed unit below the print
     merged["below_possible"] = ~(merged["il_bound"] >= merged["published"] - 0.005)
     lines = ["# Best-known partitions against the seeds' best published IL", "",
-             "Harness = the verified partition in config/best_known (IL recomputed from the data, "
+             "Harness = the verified partition in registry/best_known (IL recomputed from the data, "
              "z-scores, IL = 100·SSE/SST); Published = the lowest IL any seed prints for the cell "
              "(003_58f0e37d459aa4df.txt Table 4, ICSM and LS columns); Gap = harness − published. "
              "At or below: the unrounded harness IL is ≤ the printed (2-decimal) value.", "",
-             "Bound = the certified lower bound (config/best_known/bounds.csv, `mabench bound`, docs/bounds.md); "
+             "Bound = the certified lower bound (registry/best_known/bounds.csv, `mabench bound`, docs/bounds.md); "
              "Gap % = 100·(harness − bound)/harness, the most by which the optimum can lie below the harness. "
              "Strictly below says \"cannot\" where the bound is already at or above the printed value − 0.005: "
              "no partition of that data set at that k is one printed unit below the print.", "",

@@ -102,8 +102,8 @@ def test_cover_pricing_equals_a_numpy_sum_over_all_pairs():
 
 
 def test_stored_bounds_below_best_known():
-    bounds = pd.read_csv(ROOT / "config" / "best_known" / "bounds.csv")
-    index = pd.read_csv(ROOT / "config" / "best_known" / "index.csv")
+    bounds = pd.read_csv(ROOT / "registry" / "best_known" / "bounds.csv")
+    index = pd.read_csv(ROOT / "registry" / "best_known" / "index.csv")
     for method in ("pair", "cover"):  # lp rows: test_lp_bound.py
         merged = index.merge(bounds[bounds["method"] == method], on=["dataset", "k"])
         assert len(merged) == 12, method

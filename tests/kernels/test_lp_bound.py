@@ -161,8 +161,8 @@ def test_certified_pricing_with_cut_penalties(n, k, seed, ncuts, limits):
 
 
 def test_stored_lp_bounds_below_best_known():
-    stored = pd.read_csv(ROOT / "config" / "best_known" / "bounds.csv")
-    index = pd.read_csv(ROOT / "config" / "best_known" / "index.csv")
+    stored = pd.read_csv(ROOT / "registry" / "best_known" / "bounds.csv")
+    index = pd.read_csv(ROOT / "registry" / "best_known" / "index.csv")
     lp = index.merge(stored[stored["method"] == "lp"], on=["dataset", "k"])
     assert len(lp) == 12
     assert (lp["il_bound"] < lp["il"]).all()
