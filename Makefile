@@ -87,7 +87,7 @@ bench-compare: $(STAMP)
 
 # Regression check of every number: every algorithm id of the default configuration on the fixed
 # data sets, compared cell by cell with the tracked baseline (IL, verdicts, time; docs/regression.md).
-REGRESS_BASELINE := config/regress/baseline.csv
+REGRESS_BASELINE := registry/regress/baseline.csv
 # Its times come from the day the baseline was recorded: listed, not gated (--no-time-gate).
 regress: $(STAMP)
 	$(BIN)/mabench regress --out results/regress/current.csv
@@ -108,13 +108,13 @@ regress-baseline: $(STAMP)
 clean:
 	rm -rf results/* .snakemake
 
-# Long searches for the best-known registry (config/best_known); not part of `make reproduce`.
+# Long searches for the best-known registry (registry/best_known); not part of `make reproduce`.
 # BUDGET = seconds per cell (12 cells: tarragona, census, eia x k = 3, 4, 5, 10); an entry is
 # replaced only when the search lowers its IL. SEED varies the perturbations between sessions.
 # METHOD = icsm | ls | lns | merge | region (lns: regions re-partitioned exactly; merge: local optima recombined
 # by a set-partitioning IP; region: one IP over the costliest groups' region, docs/algorithms/merge.md; each
 # entry's params record its command).
-# The certified lower bounds (config/best_known/bounds.csv) are recomputed from the data every time:
+# The certified lower bounds (registry/best_known/bounds.csv) are recomputed from the data every time:
 # the pair bound, and the LP bound by column generation (BOUND_BUDGET seconds per k; a stored bound
 # is replaced only by a larger one of the same method).
 BUDGET ?= 60
