@@ -17,6 +17,7 @@ LAYERS = [  # lowest first
     ("data", ["data"]),
     ("metrics", ["metrics"]),
     ("bench", ["bench"]),
+    ("optimum", ["optimum"]),
     ("report", ["report"]),
     ("interface", ["__init__", "api", "cli"]),
 ]

@@ -62,7 +62,7 @@ def warm(algorithms: list[str], metrics=("il",), k: int = 3) -> list[str]:
     what was warmed, as ``method[index=...]`` strings."""
     from mabench import discovery
     from mabench.bench.runner import _warm_up
-    from mabench.kernels.treegroups import PAIR_FROM
+    from mabench.kernels.spatial.treegroups import PAIR_FROM
     from mabench.metrics import warm as warm_metrics
     from mabench.plugin import split_aggregation
 

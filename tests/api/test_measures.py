@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import mabench
 from mabench import UserError
-from mabench.kernels.aggregate import aggregate
+from mabench.kernels.core.aggregate import aggregate
 from oracles import aggregation as oracle
 
 

@@ -45,7 +45,7 @@ envvars:
     "PATH",
 
 
-PUBLISHED = os.path.join(workflow.basedir, "config", "published.csv")
+PUBLISHED = os.path.join(workflow.basedir, "registry", "published.csv")
 # So that `snakemake --report` offers results.parquet as a download instead of inlining it as text.
 mimetypes.add_type("application/vnd.apache.parquet", ".parquet")
 
