@@ -255,7 +255,8 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
         Seed of the method's randomness and of a generated data set's draw.
     n_jobs : int, default 1
         With ``strata``: how many strata run at once, each in a process of its own. The result is
-        the same as with 1 (each stratum has its own random stream).
+        the same as with 1 (each stratum has its own random stream). A script needs the
+        ``if __name__ == "__main__":`` guard (the processes import it again).
     executor : {"processes", "dask"}, default "processes"
         ``"dask"``: the strata are tasks on a Dask cluster (``pip install 'mabench[dask]'``); same result.
     scheduler : str, optional
