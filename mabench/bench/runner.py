@@ -32,9 +32,9 @@ from mabench.bench import threads
 from mabench import memory
 from mabench.bench.progress import NULL, Progress
 from mabench.bench.strata import SERIAL, Spread, run_strata
-from mabench.bench.warmup import compile_notice
+from mabench.bench.compiling import compile_notice
 from mabench.kernels.core.aggregate import aggregate
-from mabench.plugin import AGGREGATION, format_params, split_aggregation, split_output
+from mabench.plugin import AGGREGATION, call_run, format_params, split_aggregation, split_output
 from mabench.errors import UserError
 from mabench.metrics import EvalContext, applicable, evaluate, per_variable_context
 from mabench.metrics import warm as warm_metrics
@@ -174,13 +174,6 @@ def algorithm_input(algo, resolved: dict, values: np.ndarray, z: np.ndarray) -> 
     if "scale" in algo.params and resolved.get("scale") == "raw":
         return np.ascontiguousarray(values, dtype=np.float64)
     return z
-
-
-def call_run(algo, z, k: int, params: dict, rng, raw=None):
-    """``algo.run`` with the raw values passed to the plugins that ask for them (``uses_raw``)."""
-    if algo.uses_raw:
-        return algo.run(z, k, params, rng, raw=raw)
-    return algo.run(z, k, params, rng)
 
 
 def _warm_up(algo, k: int, d: int, params: dict, n: int = 0) -> None:

@@ -55,9 +55,8 @@ def stratum_partition(algorithm: str, own: dict, x: np.ndarray, raw: np.ndarray 
     """(labels, info) of the method named ``algorithm`` on one stratum's data ``x`` (its own
     z-scores, or raw values with scale=raw) — what every executor runs for a stratum."""
     from mabench import discovery
-    from mabench.bench.runner import call_run
     from mabench.data.seeds import rng_for
-    from mabench.plugin import split_output
+    from mabench.plugin import call_run, split_output
 
     if one_thread:
         import numba

@@ -1,4 +1,4 @@
-"""Compiling ahead, and saying so when a first call compiles.
+"""Compiling ahead: `mabench warmup`.
 
 Numba compiles a kernel the first time it runs with a new type signature and keeps the machine
 code in its on-disk cache (mabench/fingerprint.py), so only a fresh install's first call of a
@@ -6,54 +6,10 @@ method pays for it — tens of seconds for the MDAV family. ``mabench warmup`` (
 the kernels of the named methods on tiny data, every path their ``index=auto`` can pick, and the
 named metrics' kernels, so that the first real call loads them from the cache. A call of the
 Python API that does compile says so on stderr, once, when it has compiled for more than a few
-seconds (:func:`compile_notice`); the CLI shows the phase in its progress display instead.
+seconds (mabench.bench.compiling); the CLI shows the phase in its progress display instead.
 """
 
 from __future__ import annotations
-
-import sys
-import threading
-import time
-from contextlib import contextmanager
-
-NOTICE_AFTER = 3.0  # seconds of compiling before the notice is printed
-
-
-@contextmanager
-def compile_notice(what: str, after: float = NOTICE_AFTER, stream=None):
-    """Within it: if Numba compiles anything (a cache miss; loading from the cache is not compiling)
-    and the block lasts ``after`` seconds, one line on stderr (``stream``) saying what is compiled."""
-    import numba.core.event as ev
-
-    stream = stream if stream is not None else sys.stderr
-    compiling = threading.Event()
-    done = threading.Event()
-
-    class _Listener(ev.Listener):
-        def on_start(self, event):
-            compiling.set()
-
-        def on_end(self, event):
-            pass
-
-    start = time.monotonic()
-
-    def watch():
-        while not done.wait(0.1):
-            if compiling.is_set() and time.monotonic() - start >= after:
-                stream.write(f"mabench: compiling {what} for their first use on this install (a minute or less; "
-                             "cached for later calls; `mabench warmup` compiles ahead)\n")
-                stream.flush()
-                return
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
-        with ev.install_listener("numba:compile", _Listener()):
-            yield
-    finally:
-        done.set()
-        watcher.join()
 
 
 def warm(algorithms: list[str], metrics=("il",), k: int = 3) -> list[str]:

@@ -12,7 +12,7 @@ from support import assert_user_error, run_cli
 
 
 def test_the_notice_is_one_line_when_numba_compiles_past_the_threshold():
-    from mabench.bench.warmup import compile_notice
+    from mabench.bench.compiling import compile_notice
 
     @njit(cache=False)
     def fresh(x):  # a new function: compiled, never loaded from a cache
@@ -28,7 +28,7 @@ def test_the_notice_is_one_line_when_numba_compiles_past_the_threshold():
 
 
 def test_no_notice_without_compiling_or_before_the_threshold():
-    from mabench.bench.warmup import compile_notice
+    from mabench.bench.compiling import compile_notice
 
     @njit(cache=False)
     def fresh(x):
