@@ -15,10 +15,10 @@ The one-to-one assignment of least total cost (sdcMicro: ``clue::solve_LSAP``; h
 ids are equal (default ids: the row numbers). ``rl_rate`` is the share of correct links.
 
 Ties: a microaggregated file publishes k identical records per group, so many assignments share the
-least cost and which of them a solver returns decides how many links are "correct". The least total
-cost is the same for every solver; the rate is reproducible only where the least-cost assignment is
-unique. :func:`record_linkage` reports, with ``bounds=True``, the fewest and most correct links over the
-least-cost assignments, between which sdcMicro's rate lies (tests/metrics/test_sdcmicro_measures.py).
+least cost and which of them a solver returns decides how many links are "correct" (identical
+original records tie the same way). The least total cost is the same for every solver, and
+sdcMicro's pairs are least-cost under these distances too; the rate equals sdcMicro's only where the
+least-cost assignment is unique (measured differences: docs/metrics.md#rl_rate).
 """
 
 from __future__ import annotations
@@ -53,12 +53,10 @@ def linkage_cost(x: np.ndarray, xm: np.ndarray, distance: str = "gower", weights
     return np.sqrt(cost) if distance == "euclidean" else cost
 
 
-def record_linkage(x: np.ndarray, xm: np.ndarray, distance: str = "gower", weights=None, ids=None,
-                   bounds: bool = False) -> dict:
+def record_linkage(x: np.ndarray, xm: np.ndarray, distance: str = "gower", weights=None, ids=None) -> dict:
     """sdcMicro's recordLinkage(x, xm, vars, distance, weights): ``correct_match_rate``,
     ``correct_matches``, ``total_distance``, ``mean_distance`` and the pair table ``matches`` (a
-    DataFrame: x_row, y_row (1-based), x_id, y_id, distance, correct_match, n_best). With
-    ``bounds=True`` also ``min_correct``/``max_correct`` over all least-cost assignments."""
+    DataFrame: x_row, y_row (1-based), x_id, y_id, distance, correct_match, n_best)."""
     import pandas as pd
     from scipy.optimize import linear_sum_assignment
 
@@ -83,15 +81,6 @@ def record_linkage(x: np.ndarray, xm: np.ndarray, distance: str = "gower", weigh
         "matches": pd.DataFrame({"x_row": rows + 1, "y_row": cols + 1, "x_id": ids[rows], "y_id": ids[cols],
                                  "distance": matched, "correct_match": correct, "n_best": n_best}),
     }
-    if bounds:
-        same = ids[:, None] == ids[None, :]
-        # A nudge far below any cost difference: among least-cost assignments it only picks the one
-        # with the most (or fewest) correct links.
-        gaps = np.diff(np.unique(np.round(cost, 12)))
-        nudge = (gaps.min() if gaps.size else 1.0) / (4.0 * n)
-        for key, sign in (("max_correct", -1.0), ("min_correct", 1.0)):
-            r, c = linear_sum_assignment(cost + sign * nudge * same)
-            out[key] = int((ids[r] == ids[c]).sum())
     return out
 
 
