@@ -201,6 +201,10 @@ def cmd_list(args) -> None:
             print(f"{name}\t{algo.title}\t{params}\t{algo.citation}")
             if getattr(args, "long", False):
                 print(f"  time: {algo.time or 'not declared'}\n  memory: {algo.memory or 'not declared'}")
+    elif args.what == "metrics":
+        from mabench.metrics import listing
+
+        print("\n".join(listing()))
     else:
         from mabench.data import fetch
 
@@ -539,8 +543,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="mabench", description="Reproducible microaggregation benchmarks.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    s = sub.add_parser("list", help="list algorithms or data sets")
-    s.add_argument("what", choices=["algorithms", "datasets"])
+    s = sub.add_parser("list", help="list algorithms, data sets or metrics (with their options)")
+    s.add_argument("what", choices=["algorithms", "datasets", "metrics"])
     s.add_argument("--long", action="store_true", help="algorithms: also how time and memory grow with n")
     s.set_defaults(func=cmd_list)
 

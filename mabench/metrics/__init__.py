@@ -111,6 +111,7 @@ class Metric:
     # Computed only when named (never in "every metric that applies"): sdcMicro's measures, some of
     # them quadratic or cubic in n (dRiskRMD's distances, recordLinkage's assignment).
     opt_in: bool = False
+    options: tuple[str, ...] = ()  # the OPTIONS it reads (`mabench list metrics`)
 
 
 REGISTRY: dict[str, Metric] = {}
@@ -143,15 +144,32 @@ OPTIONS: dict[str, str] = {
 GROUPS: dict[str, tuple[str, ...]] = {}
 
 
-def metric(name: str, doc: str = "", needs_key_variables: bool = False, warm=None, opt_in: bool = False):
+def metric(name: str, doc: str = "", needs_key_variables: bool = False, warm=None, opt_in: bool = False,
+           options: tuple[str, ...] = ()):
     def register(fn):
         if name in REGISTRY:
             raise RuntimeError(f"metric {name!r} registered twice")
+        unknown = set(options) - set(OPTIONS)
+        if unknown:
+            raise RuntimeError(f"metric {name!r} reads undeclared options {sorted(unknown)}")
         REGISTRY[name] = Metric(name, fn, doc or (fn.__doc__ or "").strip().splitlines()[0], needs_key_variables,
-                                warm, opt_in)
+                                warm, opt_in, tuple(options))
         return fn
 
     return register
+
+
+def listing() -> list[str]:
+    """One line per metric and per group name: name, when it is computed, its options, its description
+    (`mabench list metrics`)."""
+    lines = []
+    for name, m in sorted(REGISTRY.items()):
+        when = "when named" if m.opt_in else ("with key variables" if m.needs_key_variables else "default")
+        opts = ", ".join(f"{o} ({OPTIONS[o]})" for o in m.options) or "no options"
+        lines.append(f"{name}\t{when}\t{opts}\t{m.doc}")
+    for name, members in sorted(GROUPS.items()):
+        lines.append(f"{name}\tgroup\t{', '.join(members)}\tall of these")
+    return lines
 
 
 def warm(names, n: int, d: int, k: int, options: dict) -> None:

@@ -126,6 +126,6 @@ def context_linkage(ctx: EvalContext) -> dict:
 
 
 @metric("rl_rate", doc="sdcMicro recordLinkage: share of correct one-to-one least-cost links (rl_distance, "
-        "rl_variables, rl_weights, rl_ids)", opt_in=True)
+        "rl_variables, rl_weights, rl_ids)", opt_in=True, options=("rl_distance", "rl_variables", "rl_weights", "rl_ids"))
 def rl_rate(ctx: EvalContext) -> float:
     return context_linkage(ctx)["correct_match_rate"]

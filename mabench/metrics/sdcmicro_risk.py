@@ -103,7 +103,7 @@ def context_rmd_risk(ctx: EvalContext) -> dict:
 
 
 def _register(name: str, doc: str):
-    @metric(name, doc=doc, opt_in=True)
+    @metric(name, doc=doc, opt_in=True, options=("rmd_k", "rmd_k2", "rmd_seed"))
     def fn(ctx: EvalContext) -> float:
         return context_rmd_risk(ctx)[name.removeprefix("rmd_")]
 

@@ -67,7 +67,7 @@ def eigen(ctx: EvalContext) -> float:
 
 
 @metric("robeigen", doc="sdcMicro dUtility robeigen: eigen with MCD covariances of scale(x), scale(x') (rmd_seed)",
-        opt_in=True)
+        opt_in=True, options=("rmd_seed",))
 def robeigen(ctx: EvalContext) -> float:
     seed = int(number_option(ctx, "rmd_seed", 0, 0, example="0"))
     return robeigen_change(ctx.original, ctx.masked, seed)

@@ -207,3 +207,24 @@ def test_rl_options_are_checked():
                            rl_distance="manhattan")["rl_rate"]
     x, xm = df.to_numpy(float), r.masked.to_numpy(float)
     assert sub == record_linkage(x[:, [0, 2]], xm[:, [0, 2]], "manhattan", [1, 2])["correct_match_rate"]
+
+
+def test_cli_lists_every_metric_with_its_options_and_evaluates_the_new_ones(capsys, tmp_path):
+    from support import assert_user_error, main_in_process
+
+    proc = main_in_process(capsys, "list", "metrics")
+    assert proc.returncode == 0
+    rows = {line.split("\t")[0]: line for line in proc.stdout.splitlines()}
+    assert set(REGISTRY) | set(GROUPS) == set(rows)
+    assert "rl_distance" in rows["rl_rate"] and "rmd_k2" in rows["rmd_risk2"] and "when named" in rows["eigen"]
+    data = tmp_path / "d.csv"
+    _csv("x").iloc[:60, :3].to_csv(data, index=False)
+    part = tmp_path / "p.csv"
+    pd.DataFrame({"group": np.arange(60) // 3}).to_csv(part, index=False)
+    proc = main_in_process(capsys, "evaluate", data, part, "--metrics", "rmd_risk1,rl_rate,summary_micro",
+                           "--option", "rl_distance=\"euclidean\"")
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(proc.stdout)
+    assert "rl_rate" in record and "summary_micro_acors" in record and "rmd_risk1" in record
+    assert_user_error(main_in_process(capsys, "evaluate", data, part, "--metrics", "rl_rate", "--option",
+                                      "rl_distance=\"cosine\""), "rl_distance")
