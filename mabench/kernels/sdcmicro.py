@@ -226,10 +226,11 @@ def sample_standardized(raw: np.ndarray | None, Z: np.ndarray) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- clustering
 
-CLUSTER_METHODS = ("clara", "pam", "kmeans")
+CLUSTER_METHODS = ("clara", "pam", "kmeans", "cmeans", "bclust", "gmm")
 # The parameters of the cluster-wise methods (influence, clustpca, clustpppca, clustmcdpca).
 NC = Param(8, "number of clusters (sdcMicro's nc)", min=1)
-CLUSTER = Param("clara", "clustering: clara (sdcMicro's default), pam or kmeans", CLUSTER_METHODS)
+CLUSTER = Param("clara", "clustering: clara (sdcMicro's default), pam, kmeans, cmeans (fuzzy c-means), bclust "
+                "(bagged clustering) or gmm (Gaussian mixture, Mclust-like)", CLUSTER_METHODS)
 
 
 def _pam(X: np.ndarray, nc: int, method: str) -> np.ndarray:
@@ -267,6 +268,11 @@ def clusters(X: np.ndarray, nc: int, how: str, rng: np.random.Generator, method:
         medoids = np.sort(_pam(X, nc, method))
         raw, _ = _nearest_medoid(X, medoids)
         centres_raw = X[medoids]
+    elif how in ("cmeans", "bclust", "gmm"):
+        from mabench.kernels.sdc_clusterings import BY_NAME
+
+        need("sklearn.cluster", method)
+        raw, centres_raw = BY_NAME[how](X, nc, rng)
     else:
         cluster_mod = need("sklearn.cluster", method)
         fit = cluster_mod.KMeans(n_clusters=nc, n_init=1, random_state=seed_from(rng)).fit(X)
