@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from mabench.errors import UserError
-from mabench.metrics import EvalContext, metric
+from mabench.metrics.context import EvalContext, metric
 from mabench.metrics.common import cached, choice_option
 
 DISTANCES = ("gower", "euclidean", "manhattan")

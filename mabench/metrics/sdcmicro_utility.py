@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mabench.kernels.sdcmicro import standardized_sample
-from mabench.metrics import EvalContext, metric
+from mabench.kernels.methods.sdcmicro import standardized_sample
+from mabench.metrics.context import EvalContext, metric
 from mabench.metrics.common import number_option
 from mabench.metrics.sdcmicro_risk import robust_covariance
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mabench.metrics import GROUPS, EvalContext, metric
+from mabench.metrics.context import GROUPS, EvalContext, metric
 from mabench.metrics.common import cached
 
 R_MAD = 1.4826

@@ -30,7 +30,7 @@ SETS = ("ties", "skewed")
 NAMES = ["rmd", "pca", "mcdpca", "pppca", "clustpca", "clustpppca", "clustmcdpca", "influence", "onedims",
          "single", "simple"]
 EXACT = ["mdav", "simple", "single", "onedims", "pca", "pppca", "clustpca-pam", "clustpppca-pam", "influence-pam",
-         "clustpca", "clustpppca", "influence"]  # the last three with CLARA, whose draws R fixes (kernels/clara_r.py)
+         "clustpca", "clustpppca", "influence"]  # the last three with CLARA, whose draws R fixes (kernels/methods/clara_r.py)
 # IL of ours / IL of sdcMicro's masked file may differ by this much (relative) where a random
 # estimator decides: MCD (rmd, mcdpca, clustmcdpca).
 IL_TOLERANCE = {"rmd": 0.05, "mcdpca": 0.05, "clustmcdpca": 0.05}
@@ -216,7 +216,7 @@ def test_every_method_gives_valid_groups_on_tied_and_skewed_data():
 
 
 def test_cut_matches_indexmicro_and_refuses_nothing_between_k_and_2k():
-    from mabench.kernels.sdcmicro import chunk_labels
+    from mabench.kernels.methods.sdcmicro import chunk_labels
 
     for n in range(3, 40):
         for k in (1, 2, 3, 5):

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import mabench
-from mabench.kernels.clara_r import clara_r
+from mabench.kernels.methods.clara_r import clara_r
 from mabench.metrics import GROUPS, REGISTRY, applicable, parse_names
 from mabench.metrics.record_linkage import record_linkage
 from mabench.metrics.sdcmicro_risk import rmd_risk
@@ -260,7 +260,7 @@ def test_new_clustermethods_give_valid_reproducible_partitions(how, method):
 
 
 def test_cmeans_recovers_separated_clusters_and_memberships_sum_to_one():
-    from mabench.kernels.sdc_clusterings import _memberships, cmeans
+    from mabench.kernels.methods.sdc_clusterings import _memberships, cmeans
 
     rng = np.random.default_rng(0)
     x = np.vstack([rng.normal(c, 0.1, size=(30, 2)) for c in (0.0, 5.0, 10.0)])
