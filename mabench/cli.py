@@ -195,6 +195,9 @@ def _run_params(args) -> dict[str, str]:
 def cmd_list(args) -> None:
     from mabench import data, discovery
 
+    kind = "algorithms" if args.what == "algorithms" else "datasets"
+    for stem, why in sorted(discovery.broken_plugins(kind).items()):  # listed without it, said once
+        sys.stderr.write(f"mabench: warning: {kind[:-1]} plugin {stem!r} is left out, it cannot be loaded ({why})\n")
     if args.what == "algorithms":
         for name, algo in sorted(discovery.algorithms().items()):
             params = ", ".join(f"{p}={v.default}" for p, v in algo.params.items())

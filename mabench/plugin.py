@@ -7,6 +7,7 @@ Fetched data sets are rows of ``datasets/catalog.yaml``.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -159,13 +160,50 @@ def format_params(params: dict[str, Any]) -> str:
     return ",".join(f"{k}={params[k]}" for k in sorted(params))
 
 
-def split_output(out) -> tuple[np.ndarray, dict]:
+def split_output(out, who: str = "algorithm") -> tuple[np.ndarray, dict]:
     """An algorithm's ``run`` returns labels, or (labels, info) where info holds extra record fields
-    (e.g. a recursion structure, a convergence cycle, an anytime trace): JSON-serializable values."""
+    (e.g. a recursion structure, a convergence cycle, an anytime trace): JSON-serializable values.
+
+    ``who`` names the plugin and the cell in the one line that refuses what breaks this contract:
+    labels that are not whole numbers (a cast to int64 would truncate 0.5 to 0 and merge groups), NaN
+    or infinite labels, and info that is not strict JSON (NaN, infinity, objects)."""
+    info: dict = {}
     if isinstance(out, tuple):
-        labels, info = out
-        return np.asarray(labels, dtype=np.int64), dict(info or {})
-    return np.asarray(out, dtype=np.int64), {}
+        if len(out) != 2:
+            raise UserError(f"{who} returned a tuple of {len(out)} items; run() returns labels or (labels, info)")
+        out, info = out
+        if info is not None and not isinstance(info, dict):
+            raise UserError(f"{who} returned info of type {type(info).__name__}; it must be a dict of JSON values")
+        info = dict(info or {})
+        try:
+            json.dumps(info, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise UserError(f"{who} returned info that is not strict JSON ({exc}); give finite numbers, text, "
+                            "lists and dicts only") from None
+    return integer_labels(out, who), info
+
+
+def integer_labels(raw, who: str) -> np.ndarray:
+    """A plugin's labels as int64, refusing every value the cast would change (one line naming it)."""
+    try:
+        labels = np.asarray(raw)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"{who} returned labels that are not an array ({exc}); return one integer per record") from None
+    kind = labels.dtype.kind
+    if kind in "iu":
+        if kind == "u" and labels.size and labels.max() > INT64_MAX:
+            raise UserError(f"{who} returned label {labels.max()} beyond int64; number the groups 0..g-1")
+        return labels.astype(np.int64, copy=False)
+    if kind != "f":
+        raise UserError(f"{who} returned labels of type {labels.dtype}; return integer labels (one per record)")
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(labels) | (labels != np.trunc(labels)) | (np.abs(labels) > 2.0**62)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        at = ", ".join(str(int(i)) for i in where)
+        raise UserError(f"{who} returned label {labels[tuple(where)].item()!r} at labels[{at}]; labels must be whole "
+                        "numbers (a cast to integers would merge groups)")
+    return labels.astype(np.int64)
 
 
 # run(Z, k, params, rng) -> labels, or (labels, extra): extra is a dict of JSON-serializable fields

@@ -173,11 +173,33 @@ def algorithm_input(algo, resolved: dict, values: np.ndarray, z: np.ndarray) -> 
     return z
 
 
+def read_only(a: np.ndarray | None) -> np.ndarray | None:
+    """A view of ``a`` that cannot be written to: what a plugin gets, so that the data the metrics and
+    the masked file use afterwards are the data the partition was made from."""
+    if a is None:
+        return None
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 def call_run(algo, z, k: int, params: dict, rng, raw=None):
-    """``algo.run`` with the raw values passed to the plugins that ask for them (``uses_raw``)."""
-    if algo.uses_raw:
-        return algo.run(z, k, params, rng, raw=raw)
-    return algo.run(z, k, params, rng)
+    """``algo.run`` on read-only views of the data, with the raw values passed to the plugins that ask
+    for them (``uses_raw``). A plugin that writes into its input is refused in one line; a plugin that
+    ends the process (``sys.exit``) is refused too, instead of ending mabench with its status."""
+    z, raw = read_only(z), read_only(raw)
+    try:
+        if algo.uses_raw:
+            return algo.run(z, k, params, rng, raw=raw)
+        return algo.run(z, k, params, rng)
+    except ValueError as exc:
+        if "read-only" not in str(exc):
+            raise
+        raise UserError(f"algorithm {algo.name} writes into its input array ({exc}); a plugin must leave Z "
+                        "unchanged: work on a copy (Z = Z.copy())") from None
+    except SystemExit as exc:
+        raise UserError(f"algorithm {algo.name} called sys.exit({exc.code!r}) instead of returning labels; "
+                        "a plugin returns its partition, or raises an exception") from None
 
 
 def _warm_up(algo, k: int, d: int, params: dict, n: int = 0) -> None:
@@ -311,12 +333,14 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
         yield cell
 
 
-def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int, seed: int, layout: Layout):
+def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int, seed: int, layout: Layout,
+               who: str = ""):
     """(labels, info) of the algorithm on the whole data, or on each stratum separately (labels offset
     so that groups of different strata never share a label; each stratum z-scored on its own, like
     sdcMicro, which runs the method on each stratum's data)."""
+    who = who or f"algorithm {algo.name} with k={k}"
     if layout.strata is None:
-        return split_output(call_run(algo, x_in, k, own, rng_for(seed, f"algorithm:{algo.name}"), raw=raw))
+        return split_output(call_run(algo, x_in, k, own, rng_for(seed, f"algorithm:{algo.name}"), raw=raw), who)
     raw_scale = "scale" in algo.params and own.get("scale") == "raw"
     labels = np.empty(x_in.shape[0], dtype=np.int64)
     infos, offset = {}, 0
@@ -328,7 +352,9 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
             part, info = np.zeros(rows.size, dtype=np.int64), {}
         else:
             rng = rng_for(seed, f"algorithm:{algo.name}|stratum:{name}")
-            part, info = split_output(call_run(algo, x_s, k, own, rng, raw=raw_s))
+            part, info = split_output(call_run(algo, x_s, k, own, rng, raw=raw_s), f"{who}, stratum {name}")
+            # each stratum's own partition: a stray label (-1, a gap) would otherwise land in a neighbour's group
+            partition.check(part, rows.size, k, algo.max_group_size(k, own), who=f"{who}, stratum {name}")
         labels[rows] = part + offset
         offset += int(part.max()) + 1
         if info:
@@ -346,23 +372,28 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
     n_threads = threads.adapt()
     progress.start(f"{algo.name} k={k} on {n} records")
     start, cpu_start = time.perf_counter(), time.process_time()
-    labels, info = _partition(algo, own, x_in, raw, k, seed, layout)
-    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
-    progress.end()
-    per_variable = labels.ndim == 2
-    bound = algo.max_group_size(k, own)
-    if per_variable:  # one partition per variable (individual ranking): every column validated
-        if not layout.plain_means or layout.strata is not None:
+    who = f"algorithm {algo.name} on {ds.spec} with k={k}"
+    try:
+        labels, info = _partition(algo, own, x_in, raw, k, seed, layout, who)
+        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+        progress.end()
+        per_variable = labels.ndim == 2
+        bound = algo.max_group_size(k, own)
+        if per_variable and (not layout.plain_means or layout.strata is not None):
             raise UserError(f"{algo.name} makes one partition per variable; measure, weights and strata work with "
                             "one partition of the records only (use the default measure=mean without weights or strata)")
-        column_sizes = partition.check_columns(labels, n, d, k, bound, who=algo.name)
-        sizes = np.concatenate(column_sizes)
-    else:
-        sizes = partition.check(labels, n, k, bound, who=algo.name)
+        if per_variable:  # one partition per variable (individual ranking): every column validated
+            column_sizes = partition.check_columns(labels, n, d, k, bound, who=who)
+            sizes = np.concatenate(column_sizes)
+        else:
+            sizes = partition.check(labels, n, k, bound, who=who)
+    except partition.InvalidPartition as exc:  # nothing is scored or written from a broken partition
+        raise UserError(f"{exc}: an invalid partition, refused before any metric; the plugin breaks its "
+                        "contract (docs/contract.md)") from None
 
     def rerun(z_other: np.ndarray) -> np.ndarray:
         z_other = np.ascontiguousarray(z_other, dtype=np.float64)
-        return _partition(algo, own, z_other, None, k, seed, layout)[0]
+        return _partition(algo, own, z_other, None, k, seed, layout, who)[0]
 
     published = None
     if not layout.plain_means and not per_variable:

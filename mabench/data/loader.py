@@ -185,6 +185,10 @@ def _load_named(spec: str, name: str, params: dict, seed: int | None, raw: str |
                      {"generator": name, "citation": gen.citation})
         check_values(ds.values, ds.columns, spec)
         return ds
+    broken = discovery.broken_plugins("datasets")
+    if name in broken:
+        raise UserError(f"data-set plugin {name!r} cannot be loaded ({broken[name]}); fix the file or move it out "
+                        "of MABENCH_HOME")
     raise UserError(
         f"unknown data set {spec!r}; available: {', '.join(names())} (or give a path to a CSV/Parquet file)"
     )
