@@ -45,14 +45,22 @@ class Param:
     def parse(self, owner: str, name: str, raw: Any) -> Any:
         kind = type(self.default)
         try:
-            if kind is bool and isinstance(raw, str):
-                if raw.lower() not in {"true", "false", "1", "0"}:
+            # Only the values that mean the type: bool(2), bool([]) and float(True) would all be taken.
+            if kind is bool:
+                if isinstance(raw, str) and raw.lower() in {"true", "false", "1", "0"}:
+                    value = raw.lower() in {"true", "1"}
+                elif isinstance(raw, (bool, np.bool_)) or (isinstance(raw, (int, np.integer)) and raw in (0, 1)):
+                    value = bool(raw)
+                else:
                     raise ValueError(raw)
-                value = raw.lower() in {"true", "1"}
             elif kind is int:
                 value = _to_int(raw)
             elif kind is float:
+                if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, (str, int, float, np.number)):
+                    raise ValueError(raw)
                 value = float(raw)
+            elif kind is str and not isinstance(raw, (str, int, float, np.number)) or isinstance(raw, bool):
+                raise ValueError(raw)
             else:
                 value = kind(raw)
         except (TypeError, ValueError, OverflowError):
