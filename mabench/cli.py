@@ -177,6 +177,7 @@ def require_extra(command: str, extra: str) -> None:
 
 
 MASKED_SUFFIXES = (".csv", ".parquet")
+PROGRESS_SECONDS = (0.01, 86400.0)  # --progress: a heartbeat between a hundredth of a second and a day
 
 
 def _run_params(args) -> dict[str, str]:
@@ -234,8 +235,8 @@ def cmd_run(args) -> None:
                             "e.g. --masked-out masked_k{k}.csv")
     from mabench.bench.progress import Progress
 
-    if args.progress is not None and not args.progress > 0:
-        raise UserError(f"--progress {args.progress} must be a positive number of seconds, e.g. --progress 10")
+    if args.progress is not None:  # 1e-300 floods the log (thousands of lines a second); inf, 1e300 overflow its timer
+        _finite("--progress", args.progress, PROGRESS_SECONDS[0], high=PROGRESS_SECONDS[1])
     progress = Progress.for_cli(args.progress)
     try:
         results = list(run_cells(args.algorithm, args.dataset, ks, args.seed, _run_params(args), metrics,
