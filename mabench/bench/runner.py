@@ -140,10 +140,19 @@ def layout_for(ds, agg: dict, extra: dict | None = None):
         if bad.size:
             raise UserError(f"sampling-weights column {name!r}: row {bad[0] + 1} has weight {w[bad[0]]}; "
                             "weights must be finite and non-negative")
+        # Weighted means and medians do not change when every weight is scaled; scaled by a power of two
+        # (exact: the same bits for ordinary weights) to at most 1, weights near 1e308 cannot overflow
+        # the sums of weights and of weight x value.
+        peak = float(w.max()) if w.size else 0.0
+        if peak > 0.0:
+            w = np.ldexp(w, -int(np.frexp(peak)[1]))
         layout.weights = np.ascontiguousarray(w)
         taken.append(name)
     if agg["strata"]:
         names = [c.strip() for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
+        twice = [c for i, c in enumerate(names) if c in names[:i]]
+        if twice:  # the same column twice would define the same strata: surely a typo for another column
+            raise UserError(f"strata names column {twice[0]!r} twice; list each column once")
         cols = [_column(c, ds, extra, "strata", "name the columns that define the strata") for c in names]
         keys = list(zip(*[np.asarray(c).tolist() for c in cols]))
         codes, seen = np.empty(len(keys), dtype=np.int64), {}
