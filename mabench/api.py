@@ -26,6 +26,8 @@ The identifier is passed through; ``age`` stays integer because both group means
 
 from __future__ import annotations
 
+import functools
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +41,34 @@ from mabench.errors import UserError
 __all__ = ["microaggregate", "evaluate", "methods", "datasets", "load", "Result", "Microaggregator"]
 
 _API_PARAMS = {"measure": "measure", "trim": "trim", "weights": "sampling_weights", "strata": "strata"}
+
+
+# --------------------------------------------------------------------------- messages
+
+# The engine's messages name the CLI's options; a caller of this API sets keywords instead.
+_CLI_WORDS = [
+    (re.compile(r"--param (\w+)="), r"\1="),
+    (re.compile(r"--option (\w+)="), r"\1="),
+    (re.compile(r"--metrics ([\w,]+)"), r"metrics='\1'"),
+    (re.compile(r"--seed\b"), "seed="),
+    (re.compile(r"(?<![\w-])-k (\d+)"), r"k=\1"),
+]
+
+
+def _in_api_terms(fn):
+    """Run ``fn``; a UserError's message is re-worded from the CLI's options to this API's keywords."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except UserError as exc:
+            text = str(exc)
+            for pattern, repl in _CLI_WORDS:
+                text = pattern.sub(repl, text)
+            if text == str(exc):
+                raise
+            raise UserError(text) from None
+    return wrapper
 
 
 # --------------------------------------------------------------------------- input
@@ -70,14 +100,38 @@ def _is_numeric(series: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 
 
+def _check_kind(frame: pd.DataFrame, c, where: str) -> None:
+    """Numbers float64 cannot carry as given are refused, never silently changed: a complex column
+    (its imaginary part would be dropped) and integers beyond 2^53 (rounded, so that 2^62 + i are
+    all one value)."""
+    series = frame[c]
+    if pd.api.types.is_complex_dtype(series):
+        raise UserError(f"column {c!r} of {where} is complex; microaggregation averages real numbers, so give its "
+                        "real and imaginary parts as two columns")
+    if pd.api.types.is_integer_dtype(series) and series.notna().any():
+        big = max((int(series.min()), int(series.max())), key=abs)  # Python ints: no overflow at -2^63
+        if abs(big) > _EXACT:
+            raise UserError(f"column {c!r} of {where} holds the integer {big}, beyond 2^53, which float64 cannot "
+                            "hold exactly; subtract an offset or convert the column to float first")
+
+
+_EXACT = 2**53
+
+
 def _variables(frame: pd.DataFrame, columns, aside: list[str], where: str) -> list:
     """The columns to aggregate: ``columns`` (checked numeric), or every numeric column not set aside."""
     names = list(frame.columns)
+    twice = frame.columns[frame.columns.duplicated()]
+    if len(twice):
+        raise UserError(f"column {twice[0]!r} appears more than once in {where}; give each column its own name "
+                        "(e.g. frame.columns = [...])")
     if columns is None:
         picked = [c for c in names if c not in aside and _is_numeric(frame[c])]
         if not picked:
             raise UserError(f"{where} has no numeric column to aggregate; give numeric variables or name them "
                             "with columns=[...]")
+        for c in picked:  # a complex column is numeric to pandas: refused, not passed through
+            _check_kind(frame, c, where)
         return picked
     picked = [columns] if isinstance(columns, str) else list(columns)
     if not picked:
@@ -86,6 +140,7 @@ def _variables(frame: pd.DataFrame, columns, aside: list[str], where: str) -> li
         if c not in names:
             raise UserError(f"columns names {c!r}, which is not a column of {where} (columns: "
                             f"{', '.join(map(str, names[:20]))}{', ...' if len(names) > 20 else ''})")
+        _check_kind(frame, c, where)
         if not _is_numeric(frame[c]):
             raise UserError(f"column {c!r} is not numeric ({frame[c].dtype}); microaggregation averages numbers, "
                             "so leave it out of columns (it is passed through unchanged) or convert it")
@@ -102,11 +157,12 @@ def _check_complete(frame: pd.DataFrame, picked: list, where: str) -> None:
     if bad.any():
         i, j = np.argwhere(bad)[0]
         what = "missing (NaN)" if np.isnan(values[i, j]) else "infinite"
+        # the row's index label (what frame.loc takes), never a 1-based position that reads as one
         label = frame.index[i]
-        label = label.item() if isinstance(label, np.generic) else label
-        at = f"row {i + 1}" + (f" (index {label!r})" if label != i else "")
-        raise UserError(f"{where}: value in {at}, column {picked[j]!r} is {what}; microaggregation needs complete "
-                        "numeric data, impute or drop such rows first")
+        label = tuple(v.item() if isinstance(v, np.generic) else v for v in label) if isinstance(label, tuple) \
+            else (label.item() if isinstance(label, np.generic) else label)
+        raise UserError(f"{where}: the value in the row with index {label!r}, column {picked[j]!r}, is {what}; "
+                        "microaggregation needs complete numeric data, impute or drop such rows first")
 
 
 def _prepare(data, k, method, columns, seed, params):
@@ -119,18 +175,26 @@ def _prepare(data, k, method, columns, seed, params):
     k = partition.check_k(k)
     algo = discovery.algorithm(method)
     given = {_API_PARAMS.get(name, name): value for name, value in params.items()}
-    if isinstance(given.get("strata"), (list, tuple)):
-        given["strata"] = "+".join(map(str, given["strata"]))
+    strata = given.get("strata")
+    strata = [] if strata is None else [strata] if not isinstance(strata, (list, tuple)) else list(strata)
+    if strata:  # the engine takes strata as text, "a+b"; a column named 2 is "2"
+        given["strata"] = "+".join(map(str, strata))
     resolved = algo.resolve({name: value for name, value in given.items() if value is not None})
     frame, name, meta = _input_frame(data, seed)
     where = name if name not in ("DataFrame", "array") else f"the {name}"
-    aside = [c for c in str(resolved.get("strata", "")).split("+") if c]
+    by_text = {str(c): c for c in frame.columns}
+    for c in strata:
+        if str(c) in by_text and any(sep in str(c) for sep in "+,"):
+            raise UserError(f"strata column {str(c)!r}: '+' and ',' separate strata columns, so a column named so "
+                            "cannot be one; rename it (e.g. frame.rename(columns={...}))")
+    aside = [c for c in str(resolved.get("strata", "")).replace(",", "+").split("+") if c]
     if resolved.get("sampling_weights"):
-        aside.append(resolved["sampling_weights"])
+        aside.append(str(resolved["sampling_weights"]))
     for c in aside:
-        if c not in frame.columns:
+        if c not in by_text:
             what = "sampling-weights" if c == resolved.get("sampling_weights") else "strata"
             raise UserError(f"{what} column {c!r} is not a column of {where}")
+    aside = [by_text[c] for c in aside]  # the columns themselves (an integer name stays an integer)
     picked = _variables(frame, columns, aside, where)
     _check_complete(frame, picked, where)
     values = np.ascontiguousarray(frame[picked].to_numpy(dtype=np.float64))
@@ -222,11 +286,12 @@ def _masked_frame(frame: pd.DataFrame, picked: list, values: np.ndarray) -> pd.D
     for j, c in enumerate(picked):
         col = values[:, j]
         dtype = frame[c].dtype
+        # pd.Series(...).astype: a nullable pandas dtype (Int64, Float64) too, which NumPy cannot cast to
         if pd.api.types.is_integer_dtype(dtype):
             whole = np.all(col == np.round(col))
-            out[c] = col.astype(dtype) if whole else col
+            out[c] = pd.Series(col, index=out.index).astype(dtype) if whole else col
         elif pd.api.types.is_float_dtype(dtype):
-            out[c] = col.astype(dtype)
+            out[c] = pd.Series(col, index=out.index).astype(dtype)
         else:
             out[c] = col
     return out
@@ -235,6 +300,7 @@ def _masked_frame(frame: pd.DataFrame, picked: list, values: np.ndarray) -> pd.D
 # --------------------------------------------------------------------------- functions
 
 
+@_in_api_terms
 def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int = 0, n_jobs: int = 1,
                    executor: str = "processes", scheduler: str | None = None, **params) -> Result:
     """Microaggregate ``data``: groups of at least ``k`` similar records, each published as one value.
@@ -307,6 +373,7 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
                   dict(cell.record.get("info") or {}), cell.record, cell)
 
 
+@_in_api_terms
 def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, seed: int = 0,
              **options) -> dict[str, float]:
     """Metrics of a given partition of ``data`` (what ``mabench evaluate`` prints).
@@ -346,15 +413,20 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
 
     frame, picked, ds, *_ = _prepare(data, 1 if k is None else k, "mdav", columns, seed, {})
     raw = np.asarray(labels)
-    n = ds.values.shape[0]
-    if raw.shape != (n,):
-        raise UserError(f"labels has shape {raw.shape} but the data have {n} rows; give one label per row")
+    n, d = ds.values.shape
+    if raw.shape not in ((n,), (n, d)):
+        raise UserError(f"labels has shape {raw.shape} but the data have {n} rows and {d} aggregated columns; give "
+                        f"one label per row, or an (n, d) array of per-variable labels (as onedims returns)")
     if raw.dtype.kind == "f" and np.all(np.isfinite(raw)) and np.all(raw == np.round(raw)):
         raw = raw.astype(np.int64)
     if raw.dtype.kind not in "iu" or (raw.size and raw.min() < 0):
         raise UserError("labels must be non-negative integers (one group number per row)")
-    lab = partition.canonical_labels(raw)
-    sizes = np.bincount(lab)
+    if raw.ndim == 2:  # per-variable: column j the groups of aggregated column j
+        lab = np.column_stack([partition.canonical_labels(raw[:, j]) for j in range(d)])
+        sizes = np.concatenate([np.bincount(lab[:, j]) for j in range(d)])
+    else:
+        lab = partition.canonical_labels(raw)
+        sizes = np.bincount(lab)
     if k is not None and sizes.min() < k:
         raise UserError(f"a group has {sizes.min()} records, fewer than k={k}; pass the k the partition was made with")
     names = None if metrics is None else parse_names(metrics if isinstance(metrics, str) else ",".join(metrics))
@@ -422,6 +494,7 @@ def datasets() -> list[dict]:
     return out
 
 
+@_in_api_terms
 def load(name: str, seed: int = 0) -> pd.DataFrame:
     """A catalog or generated data set (or a file) as a DataFrame, in original units.
 

@@ -72,11 +72,40 @@ def _load_module(path: Path, kind: str):
     return module
 
 
+# kind -> {file stem: one line} for the user's plugin files that cannot be loaded (see _declared)
+_BROKEN: dict[str, dict[str, str]] = {}
+
+
+def _user_module(path: Path, kind: str, broken: dict, pick) -> list:
+    """The declarations of a user's plugin file, or none when it cannot be loaded: a syntax error or
+    a failing import in one file of MABENCH_HOME must not break every command (``list`` and the other
+    plugins keep working); the file is named in one line where its plugin is asked for."""
+    try:
+        return list(pick(path, _load_module(path, kind)))
+    except Exception as exc:  # noqa: BLE001 - whatever the user's file raises while it is imported
+        sys.modules.pop(f"{_NAMESPACE}.{kind}.{path.stem}", None)
+        line = getattr(exc, "lineno", None)
+        where = f"{path}" + (f", line {line}" if line else "")
+        why = " ".join(str(getattr(exc, "msg", None) or exc).split())[:200]
+        broken[path.stem] = f"{where}: {type(exc).__name__}: {why}"
+        return []
+
+
+def broken_plugins(kind: str) -> dict[str, str]:
+    """{file stem: why} of the user's ``kind`` plugin files that could not be loaded."""
+    (algorithms if kind == "algorithms" else generators)()
+    return dict(_BROKEN.get(kind, {}))
+
+
 def _declared(kind: str, pick) -> dict:
     """name -> declaration over the plugin files in force; a user's file replaces a built-in of its name."""
     found, origin = {}, {}
+    broken = _BROKEN.setdefault(kind, {})
+    broken.clear()
     for path in plugin_files(kind):
-        for item in pick(path, _load_module(path, kind)):
+        items = (pick(path, _load_module(path, kind)) if path.parent == builtin_folder(kind)
+                 else _user_module(path, kind, broken, pick))
+        for item in items:
             if item.name in found and origin[item.name].parent == path.parent:
                 raise RuntimeError(f"{kind[:-1]} name {item.name!r} is declared twice in {path.parent}")
             found[item.name], origin[item.name] = item, path
@@ -102,6 +131,9 @@ def generators() -> dict[str, Generator]:
 
 def algorithm(name: str) -> Algorithm:
     table = algorithms()
+    if name in _BROKEN.get("algorithms", {}):
+        raise UserError(f"algorithm plugin {name!r} cannot be loaded ({_BROKEN['algorithms'][name]}); fix the file "
+                        "or move it out of MABENCH_HOME")
     if name not in table:
         raise UserError(
             f"unknown algorithm {name!r}; available: {', '.join(sorted(table))} (see `mabench list algorithms`)"
@@ -130,7 +162,7 @@ def check_init(params: dict) -> None:
 def initial_partition(Z: np.ndarray, k: int, init: str, init_params: str, rng) -> tuple[np.ndarray, int | None]:
     """Labels of the ``init`` algorithm (any plugin) and its declared group-size bound."""
     algo, params = _resolve_init(init, init_params)
-    labels, _ = split_output(algo.run(Z, k, params, rng))
+    labels, _ = split_output(algo.run(Z, k, params, rng), f"init={init}")
     return np.asarray(labels, dtype=np.int64), algo.max_group_size(k, params)
 
 

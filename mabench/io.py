@@ -84,15 +84,24 @@ def os_error(exc: OSError, target, action: str = "write") -> UserError:
 
 def identity(path) -> tuple:
     """What makes two names the same file: (device, inode) when it exists (hard links and symbolic
-    links agree), else the resolved path (a file not yet there can only clash by name)."""
+    links agree), else the resolved path (a file not yet there can only clash by name).
+
+    The name is resolved first, as the output layer resolves it before writing: ``sub/../n.csv``
+    with no folder ``sub`` cannot be opened, yet the written file lands on ``n.csv``."""
     text = os.fspath(path)
     try:
-        st = os.stat(text)
+        real = os.path.realpath(text)
+    except (OSError, ValueError):
+        return ("path", text)
+    for name in (text, real):
+        try:
+            st = os.stat(name)
+        except (OSError, ValueError):
+            continue
         if not stat.S_ISDIR(st.st_mode):
             return ("inode", st.st_dev, st.st_ino)
-    except (OSError, ValueError):
-        pass
-    return ("path", os.path.realpath(text))
+        break
+    return ("path", real)
 
 
 def check_clashes(outputs, inputs) -> None:

@@ -65,7 +65,7 @@ def check_columns(labels: np.ndarray, n: int, d: int, k: int, max_size: int | No
 def check_k(k) -> int:
     """The one check of a user's k (the minimum group size)."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise UserError(f"k must be a positive integer (the minimum group size), got {k}")
+        raise UserError(f"k must be a positive integer (the minimum group size), got {k!r}")
     return int(k)
 
 

@@ -7,6 +7,7 @@ Fetched data sets are rows of ``datasets/catalog.yaml``.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -44,14 +45,22 @@ class Param:
     def parse(self, owner: str, name: str, raw: Any) -> Any:
         kind = type(self.default)
         try:
-            if kind is bool and isinstance(raw, str):
-                if raw.lower() not in {"true", "false", "1", "0"}:
+            # Only the values that mean the type: bool(2), bool([]) and float(True) would all be taken.
+            if kind is bool:
+                if isinstance(raw, str) and raw.lower() in {"true", "false", "1", "0"}:
+                    value = raw.lower() in {"true", "1"}
+                elif isinstance(raw, (bool, np.bool_)) or (isinstance(raw, (int, np.integer)) and raw in (0, 1)):
+                    value = bool(raw)
+                else:
                     raise ValueError(raw)
-                value = raw.lower() in {"true", "1"}
             elif kind is int:
                 value = _to_int(raw)
             elif kind is float:
+                if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, (str, int, float, np.number)):
+                    raise ValueError(raw)
                 value = float(raw)
+            elif kind is str and not isinstance(raw, (str, int, float, np.number)) or isinstance(raw, bool):
+                raise ValueError(raw)
             else:
                 value = kind(raw)
         except (TypeError, ValueError, OverflowError):
@@ -159,20 +168,79 @@ def format_params(params: dict[str, Any]) -> str:
     return ",".join(f"{k}={params[k]}" for k in sorted(params))
 
 
+def read_only(a: np.ndarray | None) -> np.ndarray | None:
+    """A view of ``a`` that cannot be written to: what a plugin gets, so that the data the metrics and
+    the masked file use afterwards are the data the partition was made from."""
+    if a is None:
+        return None
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 def call_run(algo, z, k: int, params: dict, rng, raw=None):
-    """``algo.run`` with the raw values passed to the plugins that ask for them (``uses_raw``)."""
-    if algo.uses_raw:
-        return algo.run(z, k, params, rng, raw=raw)
-    return algo.run(z, k, params, rng)
+    """``algo.run`` on read-only views of the data, with the raw values passed to the plugins that ask
+    for them (``uses_raw``). A plugin that writes into its input is refused in one line; a plugin that
+    ends the process (``sys.exit``) is refused too, instead of ending mabench with its status."""
+    z, raw = read_only(z), read_only(raw)
+    try:
+        if algo.uses_raw:
+            return algo.run(z, k, params, rng, raw=raw)
+        return algo.run(z, k, params, rng)
+    except ValueError as exc:
+        if "read-only" not in str(exc):
+            raise
+        raise UserError(f"algorithm {algo.name} writes into its input array ({exc}); a plugin must leave Z "
+                        "unchanged: work on a copy (Z = Z.copy())") from None
+    except SystemExit as exc:
+        raise UserError(f"algorithm {algo.name} called sys.exit({exc.code!r}) instead of returning labels; "
+                        "a plugin returns its partition, or raises an exception") from None
 
 
-def split_output(out) -> tuple[np.ndarray, dict]:
+def split_output(out, who: str = "algorithm") -> tuple[np.ndarray, dict]:
     """An algorithm's ``run`` returns labels, or (labels, info) where info holds extra record fields
-    (e.g. a recursion structure, a convergence cycle, an anytime trace): JSON-serializable values."""
+    (e.g. a recursion structure, a convergence cycle, an anytime trace): JSON-serializable values.
+
+    ``who`` names the plugin and the cell in the one line that refuses what breaks this contract:
+    labels that are not whole numbers (a cast to int64 would truncate 0.5 to 0 and merge groups), NaN
+    or infinite labels, and info that is not strict JSON (NaN, infinity, objects)."""
+    info: dict = {}
     if isinstance(out, tuple):
-        labels, info = out
-        return np.asarray(labels, dtype=np.int64), dict(info or {})
-    return np.asarray(out, dtype=np.int64), {}
+        if len(out) != 2:
+            raise UserError(f"{who} returned a tuple of {len(out)} items; run() returns labels or (labels, info)")
+        out, info = out
+        if info is not None and not isinstance(info, dict):
+            raise UserError(f"{who} returned info of type {type(info).__name__}; it must be a dict of JSON values")
+        info = dict(info or {})
+        try:
+            json.dumps(info, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise UserError(f"{who} returned info that is not strict JSON ({exc}); give finite numbers, text, "
+                            "lists and dicts only") from None
+    return integer_labels(out, who), info
+
+
+def integer_labels(raw, who: str) -> np.ndarray:
+    """A plugin's labels as int64, refusing every value the cast would change (one line naming it)."""
+    try:
+        labels = np.asarray(raw)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"{who} returned labels that are not an array ({exc}); return one integer per record") from None
+    kind = labels.dtype.kind
+    if kind in "iu":
+        if kind == "u" and labels.size and labels.max() > INT64_MAX:
+            raise UserError(f"{who} returned label {labels.max()} beyond int64; number the groups 0..g-1")
+        return labels.astype(np.int64, copy=False)
+    if kind != "f":
+        raise UserError(f"{who} returned labels of type {labels.dtype}; return integer labels (one per record)")
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(labels) | (labels != np.trunc(labels)) | (np.abs(labels) > 2.0**62)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        at = ", ".join(str(int(i)) for i in where)
+        raise UserError(f"{who} returned label {labels[tuple(where)].item()!r} at labels[{at}]; labels must be whole "
+                        "numbers (a cast to integers would merge groups)")
+    return labels.astype(np.int64)
 
 
 # run(Z, k, params, rng) -> labels, or (labels, extra): extra is a dict of JSON-serializable fields

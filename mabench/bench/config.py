@@ -14,6 +14,31 @@ import os
 
 from mabench.errors import UserError
 
+# A workflow configuration is a few kilobytes of YAML (config/full.yaml: 6 kB); more is not one.
+MAX_CONFIG_BYTES = 1024**2
+
+
+def read_config_text(path, what: str = "config") -> str:
+    """The text of a configuration file, refused in one line when it cannot be one: a device, a pipe
+    or a folder (``/dev/zero`` would be read until memory runs out, a FIFO waits forever), more than
+    MAX_CONFIG_BYTES, or not UTF-8. OSErrors other than these (a missing file) are the caller's."""
+    import stat
+
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device or a pipe)"
+        raise UserError(f"{what} {str(path)!r} is {kind}; give a YAML file")
+    with open(path, "rb") as fh:  # bounded: a file that grows, or /proc's size 0, cannot make it unbounded
+        data = fh.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise UserError(f"{what} {str(path)!r} is larger than {MAX_CONFIG_BYTES // 1024} KiB; a workflow "
+                        "configuration is a short YAML file (see config/config.yaml)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"{what} {str(path)!r} is not UTF-8 text; give a YAML file") from None
+
+
 # One draw of a generated data set must fit in memory several times over (values, z-scores,
 # a partition's working arrays): refuse a configuration whose draw alone needs more than this.
 MAX_DRAW_BYTES = 2 * 1024**3
@@ -38,8 +63,7 @@ def _no_duplicate_keys(path: str) -> None:
 
     Strict.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
     try:
-        with open(path, encoding="utf-8") as fh:
-            yaml.load(fh, Loader=Strict)  # noqa: S506 - a SafeLoader subclass
+        yaml.load(read_config_text(path), Loader=Strict)  # noqa: S506 - a SafeLoader subclass
     except OSError:
         return  # Snakemake reports a missing config file itself
     except yaml.YAMLError as exc:

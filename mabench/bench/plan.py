@@ -249,8 +249,10 @@ def schema_path() -> Path:
 
 
 def _read_yaml(path: Path, what: str, fix: str):
+    from mabench.bench.config import read_config_text
+
     try:
-        return yaml.safe_load(path.read_text())
+        return yaml.safe_load(read_config_text(path, what))
     except FileNotFoundError:
         raise UserError(f"{what} {str(path)!r} does not exist; {fix}") from None
     except (yaml.YAMLError, UnicodeDecodeError, IsADirectoryError):

@@ -143,10 +143,19 @@ def layout_for(ds, agg: dict, extra: dict | None = None):
         if bad.size:
             raise UserError(f"sampling-weights column {name!r}: row {bad[0] + 1} has weight {w[bad[0]]}; "
                             "weights must be finite and non-negative")
+        # Weighted means and medians do not change when every weight is scaled; scaled by a power of two
+        # (exact: the same bits for ordinary weights) to at most 1, weights near 1e308 cannot overflow
+        # the sums of weights and of weight x value.
+        peak = float(w.max()) if w.size else 0.0
+        if peak > 0.0:
+            w = np.ldexp(w, -int(np.frexp(peak)[1]))
         layout.weights = np.ascontiguousarray(w)
         taken.append(name)
     if agg["strata"]:
         names = [c.strip() for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
+        twice = [c for i, c in enumerate(names) if c in names[:i]]
+        if twice:  # the same column twice would define the same strata: surely a typo for another column
+            raise UserError(f"strata names column {twice[0]!r} twice; list each column once")
         cols = [_column(c, ds, extra, "strata", "name the columns that define the strata") for c in names]
         keys = list(zip(*[np.asarray(c).tolist() for c in cols]))
         codes, seen = np.empty(len(keys), dtype=np.int64), {}
@@ -312,13 +321,14 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
 
 
 def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int, seed: int, layout: Layout,
-               spread: Spread = SERIAL):
+               spread: Spread = SERIAL, who: str = ""):
     """(labels, info) of the algorithm on the whole data, or on each stratum separately (labels offset
     so that groups of different strata never share a label; each stratum z-scored on its own, like
     sdcMicro, which runs the method on each stratum's data), the strata run where ``spread`` says
     (mabench.bench.strata: the same labels)."""
+    who = who or f"algorithm {algo.name} with k={k}"
     if layout.strata is None:
-        return split_output(call_run(algo, x_in, k, own, rng_for(seed, f"algorithm:{algo.name}"), raw=raw))
+        return split_output(call_run(algo, x_in, k, own, rng_for(seed, f"algorithm:{algo.name}"), raw=raw), who)
     raw_scale = "scale" in algo.params and own.get("scale") == "raw"
     labels = np.empty(x_in.shape[0], dtype=np.int64)
     rows_of = [np.flatnonzero(layout.strata == s) for s in range(len(layout.stratum_names))]
@@ -332,6 +342,8 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
             part, info = np.zeros(rows.size, dtype=np.int64), {}
         else:
             part, info = next(done)
+            # each stratum's own partition: a stray label (-1, a gap) would otherwise land in a neighbour's group
+            partition.check(part, rows.size, k, algo.max_group_size(k, own), who=f"{who}, stratum {name}")
         labels[rows] = part + offset
         offset += int(part.max()) + 1
         if info:
@@ -349,23 +361,28 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
     n_threads = threads.adapt()
     progress.start(f"{algo.name} k={k} on {n} records")
     start, cpu_start = time.perf_counter(), time.process_time()
-    labels, info = _partition(algo, own, x_in, raw, k, seed, layout, spread)
-    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
-    progress.end()
-    per_variable = labels.ndim == 2
-    bound = algo.max_group_size(k, own)
-    if per_variable:  # one partition per variable (individual ranking): every column validated
-        if not layout.plain_means or layout.strata is not None:
+    who = f"algorithm {algo.name} on {ds.spec} with k={k}"
+    try:
+        labels, info = _partition(algo, own, x_in, raw, k, seed, layout, spread, who)
+        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+        progress.end()
+        per_variable = labels.ndim == 2
+        bound = algo.max_group_size(k, own)
+        if per_variable and (not layout.plain_means or layout.strata is not None):
             raise UserError(f"{algo.name} makes one partition per variable; measure, weights and strata work with "
                             "one partition of the records only (use the default measure=mean without weights or strata)")
-        column_sizes = partition.check_columns(labels, n, d, k, bound, who=algo.name)
-        sizes = np.concatenate(column_sizes)
-    else:
-        sizes = partition.check(labels, n, k, bound, who=algo.name)
+        if per_variable:  # one partition per variable (individual ranking): every column validated
+            column_sizes = partition.check_columns(labels, n, d, k, bound, who=who)
+            sizes = np.concatenate(column_sizes)
+        else:
+            sizes = partition.check(labels, n, k, bound, who=who)
+    except partition.InvalidPartition as exc:  # nothing is scored or written from a broken partition
+        raise UserError(f"{exc}: an invalid partition, refused before any metric; the plugin breaks its "
+                        "contract (docs/contract.md)") from None
 
     def rerun(z_other: np.ndarray) -> np.ndarray:
         z_other = np.ascontiguousarray(z_other, dtype=np.float64)
-        return _partition(algo, own, z_other, None, k, seed, layout, spread)[0]
+        return _partition(algo, own, z_other, None, k, seed, layout, spread, who)[0]
 
     published = None
     if not layout.plain_means and not per_variable:

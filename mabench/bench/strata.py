@@ -64,7 +64,7 @@ def stratum_partition(algorithm: str, own: dict, x: np.ndarray, raw: np.ndarray 
         numba.set_num_threads(1)
     algo = discovery.algorithm(algorithm)
     rng = rng_for(seed, f"algorithm:{algo.name}|stratum:{stratum}")
-    return split_output(call_run(algo, x, k, own, rng, raw=raw))
+    return split_output(call_run(algo, x, k, own, rng, raw=raw), f"algorithm {algo.name} with k={k}, stratum {stratum}")
 
 
 def run_strata(tasks: list[tuple], spread: Spread) -> list:

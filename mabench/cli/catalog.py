@@ -13,8 +13,13 @@ def _list_arguments(s) -> None:
 
 
 def cmd_list(args) -> None:
+    import sys
+
     from mabench import data, discovery
 
+    kind = "algorithms" if args.what == "algorithms" else "datasets"
+    for stem, why in sorted(discovery.broken_plugins(kind).items()):  # listed without it, said once
+        sys.stderr.write(f"mabench: warning: {kind[:-1]} plugin {stem!r} is left out, it cannot be loaded ({why})\n")
     if args.what == "algorithms":
         for name, algo in sorted(discovery.algorithms().items()):
             params = ", ".join(f"{p}={v.default}" for p, v in algo.params.items())

@@ -137,8 +137,17 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
 def looks_like_path(spec: str) -> bool:
-    """The one test of whether a data-set spec names a file (used by the CLI and the workflow)."""
-    return spec.lower().endswith(CSV_SUFFIXES + PARQUET_SUFFIXES) or "/" in spec or Path(spec).exists()
+    """The one test of whether a data-set spec names a file (used by the CLI and the workflow).
+
+    A data file's suffix or a ``/`` makes it a path. A bare name of a catalog or generated data set
+    is that data set even when the working folder holds a file or folder of that name (which would
+    otherwise replace it unnoticed): the file is ``./tarragona``. Any other bare name is a path if
+    it exists (a data file without a suffix)."""
+    if spec.lower().endswith(CSV_SUFFIXES + PARQUET_SUFFIXES) or "/" in spec:
+        return True
+    if base_name(spec) in names():
+        return False
+    return Path(spec).exists()
 
 
 def names() -> list[str]:
@@ -185,6 +194,10 @@ def _load_named(spec: str, name: str, params: dict, seed: int | None, raw: str |
                      {"generator": name, "citation": gen.citation})
         check_values(ds.values, ds.columns, spec)
         return ds
+    broken = discovery.broken_plugins("datasets")
+    if name in broken:
+        raise UserError(f"data-set plugin {name!r} cannot be loaded ({broken[name]}); fix the file or move it out "
+                        "of MABENCH_HOME")
     raise UserError(
         f"unknown data set {spec!r}; available: {', '.join(names())} (or give a path to a CSV/Parquet file)"
     )
@@ -198,6 +211,7 @@ def read_table(path: str | Path, aside=()) -> Dataset:
     keeps the name, parameters and seed recorded in it. Columns named in ``aside`` that are not
     numeric (e.g. a text stratum) are kept in ``Dataset.aside`` instead of being refused.
     """
+    given = str(path)
     path = Path(path)
     frame, meta = read_frame(path)
     order = [str(c) for c in frame.columns]
@@ -205,7 +219,9 @@ def read_table(path: str | Path, aside=()) -> Dataset:
             if str(c) in aside and not (pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))}
     if kept:
         frame = frame.drop(columns=[c for c in frame.columns if str(c) in kept])
-    ds = _from_frame(frame, name=path.name, provenance={"path": str(path)}, where=str(path))
+    # a file named like a catalog or generated data set (./tarragona) keeps its path in the name
+    name = path.name if path.name not in names() else (given if "/" in given else f"./{given}")
+    ds = _from_frame(frame, name=name, provenance={"path": str(path)}, where=str(path))
     if meta.get("name") and _same_content(meta, ds):  # a prepared file is its data set while its rows are
         ds = Dataset(meta["name"], ds.values, ds.columns, dict(meta.get("params") or {}), meta.get("seed"),
                      dict(meta.get("provenance") or {"path": str(path)}))
@@ -222,6 +238,9 @@ def read_frame(path: str | Path) -> tuple[pd.DataFrame, dict]:
         raise UserError(f"data file {str(path)!r} does not exist; check the path")
     if path.is_dir():
         raise UserError(f"data file {str(path)!r} is a folder; give a CSV or Parquet file")
+    if not path.is_file():  # a named pipe would be waited on forever, a device read without end
+        raise UserError(f"data file {str(path)!r} is not a regular file (a pipe or a device); give a CSV or "
+                        "Parquet file")
     meta = {}
     if path.name.lower().endswith(PARQUET_SUFFIXES):
         frame, header, meta = _read_parquet(path)

@@ -69,7 +69,7 @@ def test_nullable_and_boolean_columns():
     assert r.masked["flag"].equals(df["flag"])
     assert r.masked["n"].dtype == np.float64  # 37/3 is not whole
     df.loc[4, "n"] = pd.NA
-    with pytest.raises(UserError, match=r"row 5, column 'n' is missing \(NaN\)"):
+    with pytest.raises(UserError, match=r"row with index 4, column 'n', is missing \(NaN\)"):
         mabench.microaggregate(df, k=3)
     with pytest.raises(UserError, match=r"column 'flag' is not numeric"):
         mabench.microaggregate(df.fillna(0), k=3, columns=["flag", "x"])
@@ -99,11 +99,11 @@ def test_missing_value_names_first_row_and_column():
     df.loc[109, "age"] = -1  # fine
     with pytest.raises(UserError) as err:
         mabench.microaggregate(df, k=3)
-    assert str(err.value) == ("the DataFrame: value in row 3 (index 106), column 'income' is missing (NaN); "
+    assert str(err.value) == ("the DataFrame: the value in the row with index 106, column 'income', is missing (NaN); "
                               "microaggregation needs complete numeric data, impute or drop such rows first")
     df2 = _people().reset_index(drop=True).astype({"age": float})
     df2.loc[4, "age"] = np.nan
-    with pytest.raises(UserError, match=r"row 5, column 'age' is missing"):
+    with pytest.raises(UserError, match=r"row with index 4, column 'age', is missing"):
         mabench.microaggregate(df2, k=3)
 
 

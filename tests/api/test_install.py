@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from support import ROOT
+from support import ROOT, safety_net
 
 N_ALGORITHMS = 27
 _SKIP = shutil.ignore_patterns(".git", ".venv", "results", "build", "dist", "*.egg-info", "__pycache__",
@@ -32,7 +32,7 @@ def _env(**extra) -> dict:
     return {**env, **extra}
 
 
-def _run(args, cwd, env=None, timeout=600):
+def _run(args, cwd, env=None, timeout=safety_net(600)):
     proc = subprocess.run([str(a) for a in args], capture_output=True, text=True, cwd=cwd, env=env or _env(),
                           timeout=timeout)
     assert proc.returncode == 0, f"{args}\nstdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-3000:]}"

@@ -19,7 +19,7 @@ import yaml
 
 from mabench.errors import UserError
 from mabench.report import compare
-from support import ROOT
+from support import ROOT, safety_net
 
 PERTURB = '''
 
@@ -43,7 +43,7 @@ def mabench(*args, home: Path | None = None, cwd: Path | None = None):
     if home is not None:
         env["MABENCH_HOME"] = str(home)
     return subprocess.run([sys.executable, "-m", "mabench.cli", *args], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=600)
+                          env=env, cwd=cwd, timeout=safety_net(600))
 
 
 @pytest.fixture(scope="module")
@@ -187,6 +187,6 @@ def test_regress_skips_a_setting_at_a_k_it_does_not_apply_to(tmp_path):
 ])
 def test_regress_time_refuses_bad_input_before_cloning(tmp_path, args, words):
     proc = subprocess.run([sys.executable, str(ROOT / "workflow" / "scripts" / "regress_time.py"), *args,
-                           "--dir", str(tmp_path / "time")], capture_output=True, text=True, timeout=120)
+                           "--dir", str(tmp_path / "time")], capture_output=True, text=True, timeout=safety_net(120))
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and words in proc.stderr, proc.stderr
     assert not (tmp_path / "time").exists()

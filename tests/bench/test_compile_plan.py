@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from mabench.bench import batch
+from support import safety_net
 
 ALGORITHMS = ["mdav", "md", "cbfs", "vmdav", "kward"]
 
@@ -42,7 +43,7 @@ def test_a_failing_worker_is_an_error_not_a_hang(tmp_path, algorithms):
     """Also when the first algorithm, which the other workers wait for, fails."""
     plan = json.dumps(_plan(tmp_path, algorithms))
     code = f"from mabench.bench import batch; import json; batch.compile_plan(json.loads({plan!r}), jobs=2)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180)  # a hang fails
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=safety_net(180))  # a hang fails
     assert out.returncode != 0
     assert "RuntimeError: compile worker" in out.stderr
 

@@ -11,7 +11,7 @@ import sys
 import pytest
 import yaml
 
-from support import ROOT
+from support import ROOT, safety_net
 from mabench.bench.config import check_config
 from mabench.errors import UserError
 
@@ -75,7 +75,7 @@ def test_snakemake_dry_run_fails_with_one_line(tmp_path, case):
     env = {k: v for k, v in os.environ.items() if not k.startswith("SNAKEMAKE_")}
     proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory",
                            str(tmp_path), "--configfile", str(bad), "-n"], capture_output=True, text=True,
-                          timeout=300, env=env)
+                          timeout=safety_net(300), env=env)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
     lines = [line for line in out.splitlines() if needle in line]

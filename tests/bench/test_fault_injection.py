@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from support import ROOT
+from support import ROOT, safety_net
 
 SNAKEFILE = ROOT / "Snakefile"
 PROFILE = ROOT / "workflow" / "profiles" / "default"
@@ -74,7 +74,7 @@ SITECUSTOMIZE = textwrap.dedent('''
 ''')
 
 
-def snakemake(workdir: Path, *args: str, fault: str = "", timeout: int = 600):
+def snakemake(workdir: Path, *args: str, fault: str = "", timeout: float = safety_net(600)):
     cmd = [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--directory", str(workdir),
            "--workflow-profile", str(PROFILE), "--configfile", str(workdir / "config.yaml"), "--cores", "2"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SNAKEMAKE_")}
@@ -194,7 +194,7 @@ def test_a_really_full_disk_is_one_line_and_no_partial_file(tmp_path):
     try:
         proc = subprocess.run([sys.executable, "-m", "mabench.cli", "run", "md", "uniform[n=20000,d=2]", "-k", "2",
                                "--out", str(disk / "p.csv"), "--json-out", str(disk / "r.json")],
-                              capture_output=True, text=True, timeout=300)
+                              capture_output=True, text=True, timeout=safety_net(300))
         assert proc.returncode == 2, proc.stderr
         assert len(proc.stderr.splitlines()) == 1 and "no space left" in proc.stderr and proc.stdout == ""
         assert os.listdir(disk) == []

@@ -32,10 +32,19 @@ def test_progress_counts_the_runs_done_at_the_front_of_the_list(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json"]  # no temporary file left
 
 
-def test_the_lead_job_waits_until_its_run_is_done(tmp_path):
+def _polls(monkeypatch, path: str, run: int) -> int:
+    """How often wait_for slept before it returned: 0 is "did not wait" (a count, not a clock)."""
+    slept = []
+    with monkeypatch.context() as m:
+        m.setattr(handoff.time, "sleep", slept.append)
+        handoff.wait_for(path, run, time.monotonic())
+    return len(slept)
+
+
+def test_the_lead_job_waits_until_its_run_is_done(tmp_path, monkeypatch):
     path = str(tmp_path / "p.json")
     handoff.write(path, 3)
-    assert handoff.wait_for(path, 2, time.monotonic()) < 0.5  # run 2 is done: no wait
+    assert _polls(monkeypatch, path, 2) == 0  # run 2 is done: no wait
 
     def compile_step():
         time.sleep(0.4)
@@ -51,11 +60,11 @@ def test_the_lead_job_waits_until_its_run_is_done(tmp_path):
 def test_a_finished_or_stale_compile_step_is_not_waited_for(tmp_path, monkeypatch):
     path = str(tmp_path / "p.json")
     handoff.write(path, 0, finished=True)  # it stopped early (it failed, or several processes compiled)
-    assert handoff.wait_for(path, 10, time.monotonic()) < 0.5
+    assert _polls(monkeypatch, path, 10) == 0
     handoff.write(path, 0)
     old = time.time() - handoff.STALE - 5  # an earlier workflow run's file, nobody writing it
     os.utime(path, (old, old))
-    assert handoff.wait_for(path, 10, time.monotonic()) < 0.5
+    assert _polls(monkeypatch, path, 10) == 0
 
 
 def test_a_missing_file_is_waited_for_only_at_the_start(tmp_path, monkeypatch):

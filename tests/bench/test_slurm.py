@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT
+from support import ROOT, safety_net
 
 SMOKE = ROOT / "config" / "smoke.yaml"
 # how the run went, not what it computed (the record's own seal covers these too)
@@ -41,7 +41,7 @@ def _snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir),
            "--configfile", str(SMOKE), *args]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SNAKEMAKE_")}
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=1500, env=env)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=safety_net(1500), env=env)
 
 
 def _cells(workdir: Path) -> dict[str, object]:

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from support import DISPATCHER_SIGNATURES
+from support import DISPATCHER_SIGNATURES, safety_net
 
 PROBE = """
 from mabench import discovery
@@ -56,7 +56,7 @@ print(json.dumps({"new": sorted(f for f, c in after.items() if c > before.get(f,
 def _run(name, n, d, threads):
     env = {**os.environ, "NUMBA_NUM_THREADS": str(threads)}
     out = subprocess.run([sys.executable, "-c", RUN, name, str(n), str(d)], capture_output=True, text=True,
-                         timeout=600, env=env)
+                         timeout=safety_net(600), env=env)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 

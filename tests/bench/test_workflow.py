@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from mabench.data.seeds import cell_seeds
-from support import ROOT
+from support import ROOT, safety_net
 
 SNAKEFILE = ROOT / "Snakefile"
 SMOKE = ROOT / "config" / "smoke.yaml"
@@ -29,7 +29,7 @@ SMOKE = ROOT / "config" / "smoke.yaml"
 pytestmark = pytest.mark.slow
 
 
-def snakemake(workdir: Path, *args: str, configfile: Path | None = SMOKE, timeout: int = 300):
+def snakemake(workdir: Path, *args: str, configfile: Path | None = SMOKE, timeout: float = safety_net(300)):
     cmd = [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--directory", str(workdir)]
     if configfile is not None:
         cmd += ["--configfile", str(configfile)]
@@ -170,7 +170,7 @@ def lint_problems(workdir: Path, snakefile: Path = SNAKEFILE) -> list[str]:
     """Every lint except the per-rule conda/container one, or why the lint could not run at all."""
     cmd = [sys.executable, "-m", "snakemake", "-s", str(snakefile), "--directory", str(workdir), "--lint"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SNAKEMAKE_")}
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=safety_net(300), env=env)
     out = proc.stdout + proc.stderr
     # Snakemake exits 1 when it lists lints, and also when the workflow cannot even be parsed.
     if proc.returncode != 0 and not re.search(r"^Lints for ", out, flags=re.M):

@@ -34,6 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mabench import cli
+from support import safety_net
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -296,6 +297,6 @@ def test_k_from_minus_two_to_n_plus_two(tmp_path, k):
         assert (o.status == 0) == (1 <= k <= 6)
         return
     proc = subprocess.run([sys.executable, "-m", "mabench.cli", "run", "mdav", str(tmp_path / "d.csv"), "-k", str(k),
-                           "--out", str(tmp_path / "p.csv")], capture_output=True, text=True, timeout=300)
+                           "--out", str(tmp_path / "p.csv")], capture_output=True, text=True, timeout=safety_net(300))
     check_contract(Outcome(proc.returncode, proc.stdout, proc.stderr, tmp_path), [], {"d.csv"})
     assert proc.returncode == 2

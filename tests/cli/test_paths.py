@@ -56,7 +56,7 @@ COMMANDS = {
                   [CELL, "cfg.yaml"], ["--out"]),
 }
 CASES = [(cmd, opt, inp, how) for cmd, (_, ins, outs) in COMMANDS.items() for opt in outs for inp in ins
-         for how in ("same", "symlink", "hardlink")]
+         for how in ("same", "symlink", "hardlink", "dotdot")]
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -69,6 +69,8 @@ def test_no_output_may_be_an_input(tmp_path, monkeypatch, capsys, cmd, opt, inp,
     _inputs(tmp_path)
     if how == "same":
         target = inp
+    elif how == "dotdot":  # through a folder that does not exist: the written file would land on the input
+        target = f"missing/../{inp}"
     else:
         target = "link-to-input"
         (os.symlink if how == "symlink" else os.link)(tmp_path / inp, tmp_path / target)
@@ -121,4 +123,17 @@ def test_outputs_written_into_a_folder_never_replace_an_input(tmp_path, monkeypa
     status = cli.main([cmd, "--results", results, "--out-dir", "out"])
     err = capsys.readouterr().err
     assert status == 2 and "same file" in err and "--results" in err, err
+    assert _snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("opt", ["--masked-out", "--out", "--json-out"])
+def test_a_k_template_through_dotdot_never_replaces_the_input(tmp_path, monkeypatch, capsys, opt):
+    """``{k}/../good.csv`` becomes ``2/../good.csv``: no folder 2, yet the file would land on the input."""
+    monkeypatch.chdir(tmp_path)
+    _inputs(tmp_path)
+    before = _snapshot(tmp_path)
+    capsys.readouterr()
+    status = cli.main(["run", "mdav", "good.csv", "-k", "2", opt, "{k}/../good.csv"])
+    err = capsys.readouterr().err
+    assert status == 2 and "same file" in err and len(err.splitlines()) == 1, (status, err)
     assert _snapshot(tmp_path) == before

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from support import ROOT, assert_user_error, main_in_process as main
+from support import ROOT, assert_user_error, main_in_process as main, safety_net
 from mabench import io
 from mabench.cli import catalog, process
 from mabench.cli.process import INTERRUPTED
@@ -137,7 +137,7 @@ def test_a_named_pipe_is_written_in_place(work, capsys):
     reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
     reader.start()
     proc = main(capsys, "run", "mdav", "good.csv", "-k", "2", "--out", fifo)
-    reader.join(timeout=60)
+    reader.join(timeout=safety_net(60))
     assert proc.returncode == 0, proc.stderr
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # not replaced by a regular file
     assert got and got[0].startswith("group\n") and len(got[0].splitlines()) == 7
@@ -201,7 +201,7 @@ def test_interrupted_run_exits_130_without_traceback_or_file(tmp_path, sig, stat
         time.sleep(0.05)
     time.sleep(2)
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=120)
+    out, err = proc.communicate(timeout=safety_net(120))
     assert proc.returncode == status, err
     assert "Traceback" not in err and len(err.splitlines()) == 1 and "interrupted" in err
     assert out == ""
@@ -217,7 +217,7 @@ def test_a_signal_while_the_handlers_are_installed_exits_130(tmp_path, sig):
     while len(os.listdir(f"/proc/{proc.pid}/task")) < 2 and time.monotonic() < deadline:
         time.sleep(0.001)
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=120)
+    out, err = proc.communicate(timeout=safety_net(120))
     assert (proc.returncode, err, out) == (130, INTERRUPTED, "")
     assert listing(tmp_path) == []
 
@@ -280,7 +280,7 @@ def test_a_signal_after_the_commit_does_not_wake_the_watchdog_into_an_exit(tmp_p
     (tmp_path / "good.csv").write_text(GOOD)
     env = {**os.environ, "MABENCH_HOME": str(ROOT)}
     proc = subprocess.run([sys.executable, "-c", SIGNAL_AFTER_THE_COMMIT], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=safety_net(120))
     assert (proc.returncode, proc.stderr) == (0, "")
     assert (tmp_path / "p.csv").read_text().startswith("group\n")
 
@@ -329,7 +329,7 @@ def test_an_interrupt_through_c_code_still_exits_130(tmp_path):
     (tmp_path / "good.csv").write_text(GOOD)
     env = {**os.environ, "MABENCH_HOME": str(ROOT), "PYTHONPATH": str(tmp_path / "site")}
     proc = subprocess.run([sys.executable, "-m", "mabench.cli", "run", "mdav", "good.csv", "-k", "2", "--out", "p.csv"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=safety_net(120))
     assert proc.returncode == 130, (proc.returncode, proc.stderr)
     assert proc.stderr == "mabench: interrupted; nothing was written\n" and proc.stdout == ""
     assert not (tmp_path / "p.csv").exists()

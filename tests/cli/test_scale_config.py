@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from support import ROOT
+from support import ROOT, safety_net
 from mabench import discovery
 
 SCALE = ROOT / "config" / "scale.yaml"
@@ -50,7 +50,7 @@ def test_every_cell_fits_the_memory_its_job_declares():
 def test_dry_run_plans_every_batch():
     exe = shutil.which("snakemake", path=str(ROOT / ".venv" / "bin")) or shutil.which("snakemake")
     proc = subprocess.run([exe, "-n", "--configfile", str(SCALE)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+                          timeout=safety_net(300))
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout + proc.stderr
     assert "run__normal_n10m_d10__part0" in out and "prepare_generated" in out

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from support import ROOT
+from support import ROOT, safety_net
 
 
 CSV = {
@@ -103,7 +103,7 @@ def _check(case: str, status: int, stdout: str, stderr: str, out_dir: Path) -> N
 def _cli(args: list[str]) -> subprocess.CompletedProcess:
     env = {**os.environ, "MABENCH_HOME": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "mabench.cli", *args], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=180)
+                          cwd=ROOT, env=env, timeout=safety_net(180))
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ import pytest
 from mabench import data
 from mabench.data import fetch
 from mabench.errors import UserError
-from support import ROOT, assert_user_error
+from support import ROOT, assert_user_error, safety_net
 
 VENDOR = ROOT / "datasets" / "vendor"
 NAME = "tarragona"  # the test file served over HTTP
@@ -285,7 +285,7 @@ def test_tampered_raw_file_is_refused(tmp_path):
 def _cli(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "MABENCH_HOME": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "mabench.cli", *args], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=120)
+                          cwd=ROOT, env=env, timeout=safety_net(120))
 
 
 def _assert_user_error(proc: subprocess.CompletedProcess, out: Path, *needles: str) -> None:

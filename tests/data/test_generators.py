@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from mabench import data, discovery
 from mabench.errors import UserError
-from support import ROOT
+from support import ROOT, safety_net
 
 
 # Small versions of every generator (the defaults are checked separately).
@@ -240,7 +240,7 @@ def test_property_sim23(name, seed, clusters, per_cluster):
 def _prepare(spec: str, seed: int, out: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "MABENCH_HOME": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "mabench.cli", "prepare", spec, "--seed", str(seed),
-                           "--out", str(out)], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+                           "--out", str(out)], capture_output=True, text=True, cwd=ROOT, env=env, timeout=safety_net(120))
 
 
 def test_prepare_parquet_is_byte_identical_across_processes(tmp_path):

@@ -46,7 +46,8 @@ def test_fetch_has_a_total_deadline(trickle, tmp_path):
     t = time.monotonic()
     with pytest.raises(UserError, match="timed out after 1 s"):
         fetch.fetch("tarragona", tmp_path / "t.rda", url=trickle, use_vendor=False, timeout=1)
-    assert time.monotonic() - t < 10  # 200 s without a total deadline
+    # 200 s without a total deadline; the bound sits far from both (a loaded machine is not a failure)
+    assert time.monotonic() - t < 100
     assert not (tmp_path / "t.rda").exists()
 
 

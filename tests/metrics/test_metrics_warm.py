@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from support import DISPATCHER_SIGNATURES
+from support import DISPATCHER_SIGNATURES, safety_net
 
 SCRIPT = r"""
 import json, sys
@@ -40,7 +40,7 @@ print(json.dumps({"new": sorted(f for f, c in after.items() if c > before.get(f,
 
 def _run(n, d, k, names, options=None, env=None):
     out = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps([n, d, k, names, options or {}])],
-                         capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})})
+                         capture_output=True, text=True, timeout=safety_net(600), env={**os.environ, **(env or {})})
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -26,7 +26,7 @@ import pandas as pd
 import pytest
 
 from mabench.report import pages as pages_module, published
-from support import ROOT
+from support import ROOT, safety_net
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
@@ -77,7 +77,7 @@ class Chromium:
         raw, self._buf = self._buf.split(b"\0", 1)
         return json.loads(raw)
 
-    def send(self, method: str, params: dict | None = None, session: str | None = None, timeout: float = 60):
+    def send(self, method: str, params: dict | None = None, session: str | None = None, timeout: float = safety_net(60)):
         self._id += 1
         msg = {"id": self._id, "method": method, "params": params or {}}
         if session:
@@ -92,7 +92,7 @@ class Chromium:
                 return reply.get("result", {})
             self.events.append(reply)
 
-    def wait_for(self, method: str, session: str, timeout: float = 60) -> dict:
+    def wait_for(self, method: str, session: str, timeout: float = safety_net(60)) -> dict:
         deadline = time.monotonic() + timeout
         for i, ev in enumerate(self.events):
             if ev.get("method") == method and ev.get("sessionId") == session:
@@ -105,11 +105,11 @@ class Chromium:
 
     def close(self) -> None:
         try:
-            self.send("Browser.close", timeout=10)
+            self.send("Browser.close", timeout=safety_net(10))
         except Exception:  # noqa: BLE001 - the browser may already be gone
             pass
         try:
-            self.proc.wait(timeout=10)
+            self.proc.wait(timeout=safety_net(10))
         except subprocess.TimeoutExpired:
             self.proc.kill()
         os.close(self._w)
@@ -124,7 +124,7 @@ def render(browser: Chromium, url: str, screenshot: Path) -> dict:
         browser.send(f"{domain}.enable", session=session)
     browser.events.clear()
     browser.send("Page.navigate", {"url": url}, session=session)
-    browser.wait_for("Page.loadEventFired", session, timeout=120)
+    browser.wait_for("Page.loadEventFired", session, timeout=safety_net(120))
     browser.send("Runtime.evaluate", {"expression": "1", "awaitPromise": True}, session=session)
     dom = json.loads(browser.send("Runtime.evaluate", {"returnByValue": True, "expression": """JSON.stringify({
         figures: Array.from(document.querySelectorAll('figure[data-figure]')).map(f => f.dataset.figure),
@@ -136,7 +136,7 @@ def render(browser: Chromium, url: str, screenshot: Path) -> dict:
     shot = browser.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
                                                     "clip": {"x": 0, "y": 0, "width": 1280,
                                                              "height": min(dom["height"], 6000), "scale": 0.6}},
-                        session=session, timeout=120)
+                        session=session, timeout=safety_net(120))
     screenshot.parent.mkdir(parents=True, exist_ok=True)
     screenshot.write_bytes(base64.b64decode(shot["data"]))
     problems = []

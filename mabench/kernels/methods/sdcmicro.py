@@ -105,7 +105,12 @@ def mcd_fit(X: np.ndarray, rng: np.random.Generator, method: str):
         # Discrete data (Census) often has a singular h-subset; MinCovDet warns and carries on.
         warnings.simplefilter("ignore", RuntimeWarning)
         warnings.simplefilter("ignore", UserWarning)
-        return cov_mod.MinCovDet(random_state=seed_from(rng)).fit(X)
+        try:
+            return cov_mod.MinCovDet(random_state=seed_from(rng)).fit(X)
+        except (ValueError, np.linalg.LinAlgError) as exc:  # a one-record cluster, all records tied
+            raise UserError(f"{method}: the robust covariance (MCD) of {X.shape[0]} x {X.shape[1]} values cannot be "
+                            f"computed ({' '.join(str(exc).split())[:160]}); the data or a cluster are too few or "
+                            "too tied for MCD, use a method without it (e.g. clustpca, pca)") from None
 
 
 def mcdpca_scores(X: np.ndarray, rng: np.random.Generator, method: str) -> np.ndarray:
