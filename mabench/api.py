@@ -66,15 +66,15 @@ def _input_frame(data, seed: int) -> tuple[pd.DataFrame, str, dict]:
                     "or a data-set name (see mabench.datasets())")
 
 
-def _is_numeric(series: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
-
-
 def _variables(frame: pd.DataFrame, columns, aside: list[str], where: str) -> list:
-    """The columns to aggregate: ``columns`` (checked numeric), or every numeric column not set aside."""
+    """The columns to aggregate: ``columns`` (checked numeric), or every numeric column not set aside;
+    a column name given twice in the frame is refused (which of the two is meant would be a guess)."""
+    from mabench.data import columns as kinds
+
     names = list(frame.columns)
+    kinds.check_unique(names, where)
     if columns is None:
-        picked = [c for c in names if c not in aside and _is_numeric(frame[c])]
+        picked = [c for c in kinds.variables(frame, where, aside) if c not in aside]
         if not picked:
             raise UserError(f"{where} has no numeric column to aggregate; give numeric variables or name them "
                             "with columns=[...]")
@@ -86,9 +86,9 @@ def _variables(frame: pd.DataFrame, columns, aside: list[str], where: str) -> li
         if c not in names:
             raise UserError(f"columns names {c!r}, which is not a column of {where} (columns: "
                             f"{', '.join(map(str, names[:20]))}{', ...' if len(names) > 20 else ''})")
-        if not _is_numeric(frame[c]):
-            raise UserError(f"column {c!r} is not numeric ({frame[c].dtype}); microaggregation averages numbers, "
-                            "so leave it out of columns (it is passed through unchanged) or convert it")
+        if kinds.kind(frame[c]) != kinds.NUMBER:
+            kinds.refuse_not_numeric(c, frame[c], where, "leave it out of columns (it is passed through "
+                                                         "unchanged) or convert it")
         if c in aside:
             raise UserError(f"column {c!r} is both a variable and a strata/weights column; name it in one place")
     if len(set(picked)) != len(picked):
@@ -96,9 +96,15 @@ def _variables(frame: pd.DataFrame, columns, aside: list[str], where: str) -> li
     return picked
 
 
-def _check_complete(frame: pd.DataFrame, picked: list, where: str) -> None:
-    values = frame[picked].to_numpy(dtype=np.float64, na_value=np.nan)
-    bad = ~np.isfinite(values)
+def _numbers(frame: pd.DataFrame, picked: list) -> np.ndarray:
+    from mabench.data import columns as kinds
+
+    return np.ascontiguousarray(np.column_stack([kinds.numbers(frame[c]) for c in picked]))
+
+
+def _check_complete(frame: pd.DataFrame, picked: list, where: str, missing: bool = False) -> None:
+    values = _numbers(frame, picked)
+    bad = ~np.isfinite(values) & ~(missing & np.isnan(values))
     if bad.any():
         i, j = np.argwhere(bad)[0]
         what = "missing (NaN)" if np.isnan(values[i, j]) else "infinite"
@@ -132,10 +138,11 @@ def _prepare(data, k, method, columns, seed, params):
             what = "sampling-weights" if c == resolved.get("sampling_weights") else "strata"
             raise UserError(f"{what} column {c!r} is not a column of {where}")
     picked = _variables(frame, columns, aside, where)
-    _check_complete(frame, picked, where)
-    values = np.ascontiguousarray(frame[picked].to_numpy(dtype=np.float64))
+    missing = resolved.get("missing") == "available"
+    _check_complete(frame, picked, where, missing)
+    values = _numbers(frame, picked)
     cols = [str(c) for c in picked]
-    check_values(values, cols, where)
+    check_values(values, cols, where, missing)
     ds = Dataset(name, values, cols, dict(meta.get("params") or {}), meta.get("seed"), {})
     extra = {str(c): frame[c].to_numpy() for c in aside}
     return frame, picked, ds, algo, resolved, extra, k, seed
@@ -217,21 +224,6 @@ class Result:
         return evaluate(ctx, names)
 
 
-def _masked_frame(frame: pd.DataFrame, picked: list, values: np.ndarray) -> pd.DataFrame:
-    out = frame.copy()
-    for j, c in enumerate(picked):
-        col = values[:, j]
-        dtype = frame[c].dtype
-        if pd.api.types.is_integer_dtype(dtype):
-            whole = np.all(col == np.round(col))
-            out[c] = col.astype(dtype) if whole else col
-        elif pd.api.types.is_float_dtype(dtype):
-            out[c] = col.astype(dtype)
-        else:
-            out[c] = col
-    return out
-
-
 # --------------------------------------------------------------------------- functions
 
 
@@ -287,7 +279,9 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
 
     frame, picked, ds, algo, resolved, extra, k, seed = _prepare(data, k, method, columns, seed, params)
     cell = next(run_dataset(algo, resolved, ds, [k], seed, ("il",), None, extra))
-    masked = _masked_frame(frame, picked, cell.masked)
+    from mabench.data.masked import masked_table
+
+    masked = masked_table(frame, picked, cell.masked)
     labels = cell.labels
     groups = (np.concatenate([np.bincount(labels[:, j]) for j in range(labels.shape[1])]) if labels.ndim == 2
               else np.bincount(labels))

@@ -176,14 +176,18 @@ def require_extra(command: str, extra: str) -> None:
             raise UserError(f"mabench {command} needs the {extra} extra: pip install 'mabench[{extra}]'")
 
 
-MASKED_SUFFIXES = (".csv", ".parquet")
+def _dataset(args) -> str:
+    """The data-set spec with ``--columns`` written into it (``file.csv[columns=a+b]``)."""
+    from mabench.data import with_columns
+
+    return with_columns(args.dataset, getattr(args, "columns", None))
 
 
 def _run_params(args) -> dict[str, str]:
     """--param NAME=VALUE plus the aggregation shortcuts --measure, --weights and --strata."""
     params = _params(args.param)
     for flag, name, value in (("--measure", "measure", args.measure), ("--weights", "sampling_weights", args.weights),
-                              ("--strata", "strata", args.strata)):
+                              ("--strata", "strata", args.strata), ("--missing", "missing", args.missing)):
         if value is None:
             continue
         if name in params:
@@ -224,8 +228,11 @@ def cmd_run(args) -> None:
     if args.out and len(ks) > 1 and "{k}" not in args.out:
         raise UserError(f"--out {args.out!r} with several k values must contain {{k}}, e.g. --out part_k{{k}}.csv")
     if args.masked_out:
-        if not args.masked_out.lower().endswith(MASKED_SUFFIXES):
-            raise UserError(f"--masked-out {args.masked_out!r} must end in .csv or .parquet (the masked file's format)")
+        from mabench.data.formats import WRITABLE, writable
+
+        if not writable(args.masked_out):
+            raise UserError(f"--masked-out {args.masked_out!r} must end in {', '.join(WRITABLE)} "
+                            "(the masked file's format)")
         if len(ks) > 1 and "{k}" not in args.masked_out:
             raise UserError(f"--masked-out {args.masked_out!r} with several k values must contain {{k}}, "
                             "e.g. --masked-out masked_k{k}.csv")
@@ -235,7 +242,7 @@ def cmd_run(args) -> None:
         raise UserError(f"--progress {args.progress} must be a positive number of seconds, e.g. --progress 10")
     progress = Progress.for_cli(args.progress)
     try:
-        results = list(run_cells(args.algorithm, args.dataset, ks, args.seed, _run_params(args), metrics,
+        results = list(run_cells(args.algorithm, _dataset(args), ks, args.seed, _run_params(args), metrics,
                                  _options(args.option), progress))
     finally:
         progress.close()
@@ -247,11 +254,9 @@ def cmd_run(args) -> None:
         if args.masked_out:
             for result in results:
                 target = args.masked_out.replace("{k}", str(result.record["k"]))
-                frame = result.masked_frame()
-                if target.lower().endswith(".parquet"):
-                    out.write_parquet(target, frame)
-                else:
-                    out.write_text(target, frame.to_csv(index=False, lineterminator="\n"))
+                from mabench.data.formats import write_masked
+
+                write_masked(out, target, result.masked_frame(), result.source)
         if args.json_out:
             out.write_text(args.json_out, "".join(lines))
     _PENDING.extend(lines)
@@ -262,7 +267,7 @@ def cmd_evaluate(args) -> None:
     from mabench.bench.runner import evaluate_partition
 
     metrics = parse_names(args.metrics) if args.metrics is not None else None
-    record = evaluate_partition(args.dataset, args.partition, args.k, args.seed, metrics, _options(args.option))
+    record = evaluate_partition(_dataset(args), args.partition, args.k, args.seed, metrics, _options(args.option))
     line = _json(record)
     if args.json_out:
         from mabench import io
@@ -561,6 +566,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--weights", metavar="COL", help="column of sampling weights (weighted group means or medians)")
     s.add_argument("--strata", metavar="COL,...", help="columns whose value combinations are microaggregated "
                    "separately (each must hold at least k records)")
+    s.add_argument("--columns", metavar="COL,...", help="the variables to aggregate (numeric); every other "
+                   "column is passed through unchanged (same as DATA[columns=a+b+c])")
+    s.add_argument("--missing", choices=["refuse", "available"], help="missing values (NaN) in the variables: "
+                   "refuse (default) or available (distances and group values over the observed values; "
+                   "methods that support it: see docs/metrics.md#missing-values)")
     s.add_argument("--progress", type=float, nargs="?", const=10.0, metavar="SECONDS",
                    help="plain progress lines on stderr: one per finished phase and a heartbeat every SECONDS "
                         "(default 10); without it a terminal shows a live status line once a run passes 3 s")
@@ -575,6 +585,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "to the data set; rld, g_dr and si need key variables)")
     s.add_argument("--option", action="append", metavar="NAME=VALUE", help="metric option (JSON value)")
     s.add_argument("--json-out", help="also write the JSON record to this file")
+    s.add_argument("--columns", metavar="COL,...", help="the aggregated variables (same as DATA[columns=a+b+c])")
     s.set_defaults(func=cmd_evaluate)
 
     s = sub.add_parser("fetch", help="fetch a catalog data set's upstream file (vendored copy first)")

@@ -15,7 +15,7 @@ def _norm(spec: str) -> str:
 def test_environment_yml_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    wanted = {_norm(s) for s in project["dependencies"] + extras["workflow"] + extras["report"] + extras["sdcmicro"] + extras["test"]}
+    wanted = {_norm(s) for s in project["dependencies"] + extras["workflow"] + extras["report"] + extras["sdcmicro"] + extras["formats"] + extras["test"]}
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     listed = {_norm(s) for s in env["dependencies"] if isinstance(s, str) and not s.startswith(("python", "pip"))}
     assert listed == wanted

@@ -18,4 +18,5 @@ from mabench.data.loader import (  # noqa: F401  (the layer's interface)
     read_table,
     select_columns,
     split_selection,
+    with_columns,
 )

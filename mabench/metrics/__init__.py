@@ -37,6 +37,9 @@ class EvalContext:
     # Built by per_variable_context(); then every record is its own published point (labels =
     # 0..n-1) and the masked values are the column-wise group means.
     column_labels: np.ndarray | None = None
+    # missing=available: (n, d) True where the original value is observed; the metrics are then
+    # computed on the available cases (docs/metrics.md#missing-values), NaN in original and z.
+    observed: np.ndarray | None = None
 
     @functools.cached_property
     def n_groups(self) -> int:
@@ -80,7 +83,7 @@ def column_means(x: np.ndarray, column_labels: np.ndarray) -> np.ndarray:
 
 
 def per_variable_context(original: np.ndarray, z: np.ndarray, column_labels: np.ndarray, columns, dataset="",
-                         options=None, rerun=None) -> EvalContext:
+                         options=None, rerun=None, published: np.ndarray | None = None) -> EvalContext:
     """The evaluation context of a per-variable partition.
 
     The masked file is exact (each value its group's mean in its own variable's partition). Every
@@ -93,6 +96,9 @@ def per_variable_context(original: np.ndarray, z: np.ndarray, column_labels: np.
     column_labels = np.ascontiguousarray(column_labels, dtype=np.int64)
     ctx = EvalContext(original, z, np.arange(n, dtype=np.int64), columns, dataset, dict(options or {}), rerun,
                       column_labels=column_labels)
+    if published is not None:  # (n, d) values other than the column means (measure, weights): one "group" per record
+        ctx.published = np.ascontiguousarray(published, dtype=np.float64)
+        return ctx
     masked_z = np.ascontiguousarray(column_means(z, column_labels))
     ctx.__dict__["masked"] = np.ascontiguousarray(column_means(original, column_labels))
     ctx.__dict__["centroids_z"] = masked_z
@@ -182,6 +188,8 @@ def check_options(options: dict) -> None:
 # any magnitude: tests/cli/test_reliability.py). Every other metric also works in the data's own
 # units, where a square of 1e300 overflows and a square of 1e-300 underflows to 0.
 SCALE_FREE = {"il"}
+# Metrics defined on available cases (missing=available; docs/metrics.md#missing-values).
+AVAILABLE_CASES = {"il"}
 EXTREME = 1e150  # |x| above (or nonzero below 1/EXTREME): its square leaves float64's normal range
 
 
@@ -206,6 +214,11 @@ def evaluate(ctx: EvalContext, names) -> dict[str, float]:
     import warnings
 
     check_options(ctx.options)
+    if ctx.observed is not None:
+        other = [name for name in names if name not in AVAILABLE_CASES]
+        if other:
+            raise UserError(f"metric {other[0]} is not defined on data with missing values yet; on available "
+                            f"cases mabench computes: {', '.join(sorted(AVAILABLE_CASES))}")
     raw = [name for name in names if name not in SCALE_FREE]
     if raw:
         problem = _magnitude_problem(ctx.original)
