@@ -25,6 +25,8 @@ def kind(series: pd.Series) -> str:
     """NUMBER, TEXT, NUMBER_AS_TEXT (digits with thousands separators) or TRUE_FALSE."""
     if pd.api.types.is_bool_dtype(series):
         return TRUE_FALSE
+    if pd.api.types.is_datetime64_any_dtype(series) or pd.api.types.is_timedelta64_dtype(series):
+        return TEXT  # dates and times are passed through, never averaged
     if pd.api.types.is_numeric_dtype(series):
         return NUMBER if not pd.api.types.is_complex_dtype(series) else TEXT
     observed = series.dropna()

@@ -60,7 +60,7 @@ def read(path: Path) -> tuple[pd.DataFrame, Labels]:
     ext = suffix(path)
     reader = getattr(_pyreadstat(f"reading {ext} files"), READERS[ext])
     try:
-        frame, meta = reader(str(path), apply_value_formats=False)
+        frame, meta = reader(str(path))  # codes, not value labels (apply_value_formats=False by default)
     except Exception as exc:  # noqa: BLE001 - a file we cannot parse is the user's problem
         detail = " ".join(str(exc).split())[:160]
         raise UserError(f"cannot read {str(path)!r} as {ext} ({exc.__class__.__name__}: {detail}); "

@@ -34,7 +34,7 @@ CSV = {
 # name -> (arguments, words the message must contain); {csv:X} is the path of CSV[X], {tmp} the case folder.
 CASES = {
     "missing_file": (["run", "mdav", "{tmp}/nope.csv", "-k", "3"], ["nope.csv", "does not exist"]),
-    "non_numeric": (["run", "mdav", "{csv:text}", "-k", "2"], ["'b'", "not numeric"]),
+    "non_numeric": (["run", "mdav", "{csv:text}", "-k", "2", "--columns", "a,b"], ["'b'", "not numeric"]),
     "nan_value": (["run", "mdav", "{csv:nan}", "-k", "2"], ["row 2", "'b'"]),
     "nan_literal": (["run", "mdav", "{csv:nan_literal}", "-k", "2"], ["row 3", "'a'"]),
     "inf_value": (["run", "mdav", "{csv:inf}", "-k", "2"], ["'b'", "infinite"]),
