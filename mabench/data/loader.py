@@ -68,13 +68,15 @@ class Dataset:
 
     def metadata(self) -> dict[str, str]:
         """What a Parquet copy of this data set records about itself."""
-        return {
-            META_KEY: json.dumps(
-                {"name": self.name, "params": self.params, "seed": self.seed, "provenance": self.provenance,
-                 "values_sha256": values_digest(self.values, self.columns)},
-                sort_keys=True,
-            )
-        }
+        recorded = {"name": self.name, "params": self.params, "seed": self.seed, "provenance": self.provenance,
+                    "values_sha256": values_digest(self.values, self.columns)}
+        if self.source is not None:  # a file's whole table is written: which of its columns are the variables
+            recorded["variables"] = list(self.columns)
+        return {META_KEY: json.dumps(recorded, sort_keys=True)}
+
+    def table(self) -> pd.DataFrame:
+        """What a prepared copy holds: a file's whole table (text columns, strata, weights), else the variables."""
+        return self.source if self.source is not None else self.frame()
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -251,6 +253,8 @@ def read_table(path: str | Path, aside=(), selection: dict | None = None, spec: 
             if kinds.kind(frame[c]) != kinds.NUMBER:
                 kinds.refuse_not_numeric(c, frame[c], str(path),
                                          "leave it out of the columns to aggregate (it is passed through unchanged)")
+    elif isinstance(meta.get("variables"), list) and set(meta["variables"]) <= set(order):
+        picked = list(meta["variables"])  # a file prepared by `mabench prepare` (the workflow)
     else:
         picked = kinds.variables(frame, str(path), aside)
     if not picked:
