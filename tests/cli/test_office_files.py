@@ -188,3 +188,24 @@ def test_numbers_with_thousands_separators_are_never_published_raw(tmp_path, cap
     for columns in (None, ["b"]):
         with pytest.raises(UserError, match="column name 'a' appears twice"):
             mabench.microaggregate(dup, k=3, columns=columns)
+
+
+def test_prepared_file_keeps_its_table_for_the_workflow(files, capsys):
+    """The workflow runs on `mabench prepare`'s Parquet copy: text strata, weights and NA survive it,
+    and the run gives the numbers of the file itself, under the file's name."""
+    folder, frame = files
+    prepared = folder / "prepared.parquet"
+    proc = main_in_process(capsys, "prepare", f"{folder / 'survey.sav'}[columns=income+expenditure+savings]",
+                           "--out", str(prepared))
+    assert proc.returncode == 0, proc.stderr
+    args = ["-k", "3", "--strata", "region", "--weights", "weight", "--missing", "available"]
+    on_copy = main_in_process(capsys, "run", "mdav", str(prepared), *args, "--masked-out", str(folder / "c.csv"))
+    direct = main_in_process(capsys, "run", "mdav", str(folder / "survey.sav"), "--columns", ",".join(VARIABLES), *args)
+    a, b = json.loads(on_copy.stdout), json.loads(direct.stdout)
+    for key in ("dataset", "dataset_params", "params", "il", "n_groups", "n_strata"):
+        assert a[key] == b[key], key
+    written = pd.read_csv(folder / "c.csv")
+    assert written["hh_id"].tolist() == frame["hh_id"].tolist()
+    assert written[VARIABLES].isna().equals(frame[VARIABLES].isna())
+    refused = main_in_process(capsys, "run", "mdav", str(prepared), "-k", "3")
+    assert_user_error(refused, "is missing (NaN)")
