@@ -148,6 +148,22 @@ def _prepare(data, k, method, columns, seed, params):
     return frame, picked, ds, algo, resolved, extra, k, seed
 
 
+def _python_style(fn, *args, **kwargs):
+    """``fn(...)``, its UserError told in the API's terms: ``options={"name": value}`` where the
+    engine's message gives the CLI's ``--option name=value``."""
+    import re
+
+    try:
+        return fn(*args, **kwargs)
+    except UserError as exc:
+        text = re.sub(r"--option (\w+)=(\S+?)([;,)]?(\s|$))", lambda m: f'options={{"{m.group(1)}": {m.group(2)}}}'
+                      f"{m.group(3)}", str(exc))
+        text = re.sub(r"--metrics (\S+)", lambda m: f"metrics={m.group(1).split(',')!r}", text)
+        if text == str(exc):
+            raise
+        raise UserError(text) from None
+
+
 # --------------------------------------------------------------------------- result
 
 
@@ -193,7 +209,7 @@ class Result:
                 f"{r['min_group']}..{r['max_group']}, {len(self.columns)} column(s) aggregated, "
                 f"{self.seconds:.3g} s)")
 
-    def metrics(self, names=None) -> dict[str, float]:
+    def metrics(self, names=None, options: dict | None = None) -> dict[str, float]:
         """Metrics of this partition, keyed by name (``il``, ``dld``, ``id``, ``g_il``, ...).
 
         Parameters
@@ -201,6 +217,9 @@ class Result:
         names : str or list of str, optional
             Metric names (see ``docs/metrics.md``); default: every metric that applies to the data
             (``rld``, ``g_dr`` and ``si`` need key variables).
+        options : dict, optional
+            Metric options, e.g. ``{"key_variables": [1, 2, 5], "id_p": [1, 5]}`` (docs/metrics.md),
+            on top of the data set's defaults.
 
         Returns
         -------
@@ -216,12 +235,20 @@ class Result:
         """
         from mabench.metrics import applicable, evaluate, parse_names
 
+        import copy
+
+        from mabench.metrics.common import _CACHE
+
         ctx = self._cell.context
+        if options:
+            ctx = copy.copy(ctx)  # the computed masked values are kept; cached metric parts are not
+            ctx.__dict__.pop(_CACHE, None)
+            ctx.options = {**ctx.options, **dict(options)}
         if names is None:
             names = applicable(ctx.options)
         else:
             names = parse_names(names if isinstance(names, str) else ",".join(names))
-        return evaluate(ctx, names)
+        return _python_style(evaluate, ctx, names)
 
 
 # --------------------------------------------------------------------------- functions
@@ -289,7 +316,8 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
                   dict(cell.record.get("info") or {}), cell.record, cell)
 
 
-def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, seed: int = 0,
+def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, seed: int = 0, *,
+             measure: str | None = None, trim: float | None = None, weights: str | None = None, strata=None,
              **options) -> dict[str, float]:
     """Metrics of a given partition of ``data`` (what ``mabench evaluate`` prints).
 
@@ -307,6 +335,10 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
         The aggregated variables (default: every numeric column).
     seed : int, default 0
         Seed of a generated data set's draw.
+    measure, trim, weights, strata
+        How the partition was published, as in :func:`microaggregate`: the metrics score each group's
+        median, trimmed mean or weighted mean (the numbers ``Result.metrics()`` gives for the run), the
+        weights and strata columns are not variables, and every group must lie in one stratum.
     **options
         Metric options (``id_p``, ``key_variables``, ...; docs/metrics.md).
 
@@ -326,21 +358,28 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
     from mabench.bench.runner import evaluate_labels
     from mabench.metrics import parse_names
 
-    frame, picked, ds, *_ = _prepare(data, 1 if k is None else k, "mdav", columns, seed, {})
+    given = {"measure": measure, "trim": trim, "weights": weights, "strata": strata}
+    given = {name: value for name, value in given.items() if value is not None}
+    frame, picked, ds, _, resolved, extra, *_ = _prepare(data, 1 if k is None else k, "mdav", columns, seed, given)
     raw = np.asarray(labels)
     n = ds.values.shape[0]
-    if raw.shape != (n,):
-        raise UserError(f"labels has shape {raw.shape} but the data have {n} rows; give one label per row")
+    if raw.shape not in ((n,), (n, len(picked))):
+        raise UserError(f"labels has shape {raw.shape} but the data have {n} rows; give one label per row "
+                        f"(or an (n, {len(picked)}) array from a per-variable method)")
     if raw.dtype.kind == "f" and np.all(np.isfinite(raw)) and np.all(raw == np.round(raw)):
         raw = raw.astype(np.int64)
     if raw.dtype.kind not in "iu" or (raw.size and raw.min() < 0):
         raise UserError("labels must be non-negative integers (one group number per row)")
-    lab = partition.canonical_labels(raw)
-    sizes = np.bincount(lab)
+    lab = (partition.canonical_labels(raw) if raw.ndim == 1 else
+           np.column_stack([partition.canonical_labels(raw[:, j]) for j in range(raw.shape[1])]))
+    sizes = np.bincount(lab) if lab.ndim == 1 else np.concatenate([np.bincount(c) for c in lab.T])
     if k is not None and sizes.min() < k:
         raise UserError(f"a group has {sizes.min()} records, fewer than k={k}; pass the k the partition was made with")
     names = None if metrics is None else parse_names(metrics if isinstance(metrics, str) else ",".join(metrics))
-    record = evaluate_labels(ds, lab, names, options)
+    from mabench.plugin import split_aggregation
+
+    record = _python_style(evaluate_labels, ds, lab, names, options, aggregation=split_aggregation(resolved)[1],
+                           extra=extra)
     from mabench.metrics import REGISTRY
 
     return {name: value for name, value in record.items() if name in REGISTRY}

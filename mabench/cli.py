@@ -267,7 +267,11 @@ def cmd_evaluate(args) -> None:
     from mabench.bench.runner import evaluate_partition
 
     metrics = parse_names(args.metrics) if args.metrics is not None else None
-    record = evaluate_partition(_dataset(args), args.partition, args.k, args.seed, metrics, _options(args.option))
+    aggregation = {"measure": args.measure, "trim": args.trim, "sampling_weights": args.weights,
+                   "strata": None if args.strata is None else "+".join(c.strip() for c in args.strata.split(",")
+                                                                     if c.strip())}
+    record = evaluate_partition(_dataset(args), args.partition, args.k, args.seed, metrics, _options(args.option),
+                                {name: value for name, value in aggregation.items() if value is not None})
     line = _json(record)
     if args.json_out:
         from mabench import io
@@ -587,6 +591,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--option", action="append", metavar="NAME=VALUE", help="metric option (JSON value)")
     s.add_argument("--json-out", help="also write the JSON record to this file")
     s.add_argument("--columns", metavar="COL,...", help="the aggregated variables (same as DATA[columns=a+b+c])")
+    s.add_argument("--measure", help="what each group published (mean, median, trim, onestep), as in `run`")
+    s.add_argument("--trim", help="with --measure trim: the share trimmed at each end")
+    s.add_argument("--weights", metavar="COL", help="column of sampling weights the partition was published with")
+    s.add_argument("--strata", metavar="COL,...", help="columns of the strata the partition was made within")
     s.set_defaults(func=cmd_evaluate)
 
     s = sub.add_parser("fetch", help="fetch a catalog data set's upstream file (vendored copy first)")

@@ -506,8 +506,9 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
 
 
 def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed: int = 0,
-                       metrics=None, metric_options: dict | None = None) -> dict:
-    """Metrics of a given partition; ``metrics=None`` means every metric that applies to the data set."""
+                       metrics=None, metric_options: dict | None = None, aggregation: dict | None = None) -> dict:
+    """Metrics of a given partition; ``metrics=None`` means every metric that applies to the data set.
+    ``aggregation``: the measure, weights and strata the partition was published with (as for a run)."""
     k = 1 if k is None else partition.check_k(k)
     generated = data.base_name(dataset) in discovery.generators() and not data.looks_like_path(dataset)
     if seed is None:
@@ -516,19 +517,57 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
                             "(the seed of `mabench run` or `mabench prepare`)")
         seed = 0
     seed = check_seed(seed)
-    ds = data.load(dataset, seed)
+    agg = aggregation_of(aggregation)
+    strata = [c for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
+    ds = data.load(dataset, seed, aside=tuple(strata))
     n = ds.values.shape[0]
     labels = partition.read_labels(partition_path, n, k)
-    record = evaluate_labels(ds, labels, metrics, metric_options)
+    record = evaluate_labels(ds, labels, metrics, metric_options, aggregation=agg, extra=ds.aside or None)
     if generated:  # the draw the partition was scored on
         record = {**{key: record[key] for key in ("dataset", "dataset_params")}, "seed": int(seed), **record}
     return record
 
 
+def aggregation_of(given: dict | None) -> dict:
+    """The aggregation parameters (measure, trim, sampling_weights, strata), checked, defaults filled in."""
+    given = dict(given or {})
+    unknown = sorted(set(given) - set(AGGREGATION))
+    if unknown:
+        raise UserError(f"unknown aggregation parameter {unknown[0]!r}; known: {', '.join(AGGREGATION)}")
+    return {name: p.parse("evaluate", name, given[name]) if given.get(name) is not None else p.default
+            for name, p in AGGREGATION.items()}
+
+
 def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict | None = None,
-                    published: np.ndarray | None = None) -> dict:
+                    published: np.ndarray | None = None, aggregation: dict | None = None,
+                    extra: dict | None = None) -> dict:
     """Metrics of a checked partition (labels 0..g-1) of a loaded data set; ``metrics=None`` means
-    every metric that applies to it."""
+    every metric that applies to it. ``aggregation`` (:func:`aggregation_of`): score the values the
+    partition publishes with that measure and those weights, the strata and weight columns set aside
+    (``extra``: the non-variable columns they may name), every group checked to lie in one stratum."""
+    if aggregation is not None:
+        agg = aggregation_of(aggregation)
+        if agg["missing"] != "refuse":
+            raise UserError("evaluate scores complete data only; missing=available is for runs")
+        ds, layout = layout_for(ds, agg, extra)
+        if layout.strata is not None:
+            flat = labels if labels.ndim == 1 else labels.reshape(labels.shape[0], -1)
+            for j in range(1 if flat.ndim == 1 else flat.shape[1]):
+                lab = flat if flat.ndim == 1 else flat[:, j]
+                spread = np.unique(np.stack([lab, layout.strata]), axis=1)
+                if np.unique(spread[0]).size != spread.shape[1]:
+                    g = int(spread[0][np.flatnonzero(np.diff(spread[0]) == 0)[0]])
+                    raise UserError(f"group {g} spans several strata; a partition made with these strata "
+                                    "keeps each group within one (check the strata columns)")
+        if not layout.plain_means:
+            raw = np.ascontiguousarray(ds.values, dtype=np.float64)
+            if labels.ndim == 2:
+                return evaluate_labels(ds, labels, metrics, metric_options, _per_variable_values(raw, labels, layout))
+            g = int(labels.max()) + 1
+            if layout.weights is not None and (np.bincount(labels, weights=layout.weights, minlength=g) <= 0).any():
+                raise UserError("a group has only zero sampling weights; its weighted value is undefined "
+                                "(give positive weights, or drop the weights)")
+            published = aggregate(raw, labels, g, layout.measure, layout.trim, layout.weights)
     n = ds.values.shape[0]
     z = zscore(ds.values, ds.columns)
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
@@ -537,9 +576,7 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
         if labels.shape[1] != z.shape[1]:
             raise UserError(f"the partition has {labels.shape[1]} per-variable columns but the data set has "
                             f"{z.shape[1]} variables; use the partition written for this data set")
-        if published is not None:
-            raise UserError("a per-variable partition is scored with its group means only; drop measure and weights")
-        ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options)
+        ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options, published=published)
     else:
         ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, published=published)
     if metrics is None:
