@@ -36,7 +36,7 @@ import pandas as pd
 
 from mabench.errors import UserError
 
-__all__ = ["microaggregate", "evaluate", "methods", "datasets", "load", "Result", "Microaggregator"]
+__all__ = ["microaggregate", "evaluate", "methods", "datasets", "load", "Result"]
 
 _API_PARAMS = {"measure": "measure", "trim": "trim", "weights": "sampling_weights", "strata": "strata"}
 
@@ -201,6 +201,20 @@ class Result:
     info: dict
     record: dict
     _cell: Any = field(repr=False, default=None)
+
+    def __getstate__(self) -> dict:
+        """Picklable: the metric context's re-run of the method (a closure, used only by rld's rerun
+        mode) is left out; every other metric works on the unpickled result."""
+        import copy
+
+        state = self.__dict__.copy()
+        cell = state.get("_cell")
+        if cell is not None and cell.context is not None and cell.context.rerun is not None:
+            cell, ctx = copy.copy(cell), copy.copy(cell.context)
+            ctx.rerun = None
+            cell.context = ctx
+            state["_cell"] = cell
+        return state
 
     def __repr__(self) -> str:
         r = self.record
@@ -466,101 +480,3 @@ def load(name: str, seed: int = 0) -> pd.DataFrame:
     from mabench.data.seeds import check_seed
 
     return data.load(str(name), check_seed(seed)).frame()
-
-
-# --------------------------------------------------------------------------- estimator
-
-
-class Microaggregator:
-    """scikit-learn-style estimator: ``fit`` finds the groups, ``transform`` gives the masked values.
-
-    Parameters follow :func:`microaggregate`. The estimator masks the data it was fitted on
-    (microaggregation has no out-of-sample rule): ``transform`` refuses other data.
-
-    Attributes
-    ----------
-    labels_ : numpy.ndarray
-        Group of each fitted row.
-    result_ : Result
-        The full result (masked frame, metrics).
-    n_features_in_ : int
-        Number of aggregated columns.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mabench import Microaggregator
-    >>> X = np.array([[1.0, 2.0], [1.5, 2.5], [2.0, 2.0], [9.0, 9.0], [9.5, 8.0], [10.0, 9.5]])
-    >>> m = Microaggregator(method="mdav", k=3).fit(X)
-    >>> m.labels_.tolist()
-    [1, 1, 1, 0, 0, 0]
-    >>> m.transform(X)[0].tolist()
-    [1.5, 2.1666666666666665]
-    >>> m.get_params()["k"]
-    3
-    """
-
-    def __init__(self, method: str = "mdav", k: int = 3, *, columns=None, seed: int = 0, **params):
-        self.method = method
-        self.k = k
-        self.columns = columns
-        self.seed = seed
-        self._extra = dict(params)
-        for name, value in params.items():
-            setattr(self, name, value)
-
-    def get_params(self, deep: bool = True) -> dict:
-        return {"method": self.method, "k": self.k, "columns": self.columns, "seed": self.seed,
-                **{name: getattr(self, name) for name in self._extra}}
-
-    def set_params(self, **params) -> "Microaggregator":
-        for name, value in params.items():
-            if name not in ("method", "k", "columns", "seed"):
-                self._extra[name] = value
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"Microaggregator({args})"
-
-    def fit(self, X, y=None) -> "Microaggregator":
-        params = {name: getattr(self, name) for name in self._extra}
-        self.result_ = microaggregate(X, self.k, self.method, self.columns, self.seed, **params)
-        self.labels_ = self.result_.labels
-        self.n_features_in_ = len(self.result_.columns)
-        self._fitted = _snapshot(X)
-        return self
-
-    def transform(self, X):
-        """The masked values of the fitted data: an array for an array, a DataFrame for a DataFrame."""
-        if not hasattr(self, "result_"):
-            raise UserError("this Microaggregator is not fitted yet; call fit(X) or fit_transform(X) first")
-        if not _same(self._fitted, _snapshot(X)):
-            raise UserError("Microaggregator.transform masks the data it was fitted on; for other data call "
-                            "fit_transform(X)")
-        masked = self.result_.masked
-        if isinstance(X, np.ndarray):
-            return masked[self.result_.columns].to_numpy(dtype=np.float64)
-        return masked
-
-    def fit_transform(self, X, y=None):
-        return self.fit(X).transform(X)
-
-
-def _snapshot(X):
-    if isinstance(X, pd.DataFrame):
-        return ("frame", X.copy())
-    if isinstance(X, np.ndarray):
-        return ("array", X.copy())
-    return ("other", str(X))
-
-
-def _same(a, b) -> bool:
-    if a[0] != b[0]:
-        return False
-    if a[0] == "frame":
-        return a[1].shape == b[1].shape and a[1].equals(b[1])
-    if a[0] == "array":
-        return a[1].shape == b[1].shape and np.array_equal(a[1], b[1], equal_nan=True)
-    return a[1] == b[1]

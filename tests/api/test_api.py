@@ -186,9 +186,11 @@ def test_methods_datasets_load():
 def test_estimator_follows_sklearn_conventions():
     X = _people()[["age", "income"]].to_numpy(float)
     est = mabench.Microaggregator(method="mdav", k=3, measure="median")
-    assert est.get_params() == {"method": "mdav", "k": 3, "columns": None, "seed": 0, "measure": "median"}
+    assert est.get_params() == {"method": "mdav", "k": 3, "columns": None, "seed": 0, "measure": "median",
+                                "trim": None, "weights": None, "strata": None, "missing": None, "fill": None,
+                                "round_integers": False, "params": None}
     assert est.set_params(k=4) is est and est.k == 4
-    with pytest.raises(UserError, match="not fitted yet"):
+    with pytest.raises(ValueError, match="not fitted yet"):  # scikit-learn's NotFittedError
         est.transform(X)
     masked = est.fit_transform(X)
     assert isinstance(masked, np.ndarray) and masked.shape == X.shape
