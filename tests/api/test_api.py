@@ -20,10 +20,13 @@ from support import ROOT, run_cli
 
 def test_docstring_examples_run():
     import mabench.api
+    import mabench.estimator
 
     result = doctest.testmod(mabench.api, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted >= 15
+    assert result.attempted >= 12
     assert result.failed == 0
+    result = doctest.testmod(mabench.estimator, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 4 and result.failed == 0
 
 
 def _people(n=12, seed=0):
