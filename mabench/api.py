@@ -268,7 +268,8 @@ class Result:
 # --------------------------------------------------------------------------- functions
 
 
-def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int = 0, **params) -> Result:
+def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int = 0, *, progress=None,
+                   **params) -> Result:
     """Microaggregate ``data``: groups of at least ``k`` similar records, each published as one value.
 
     Parameters
@@ -285,6 +286,10 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
         weights columns. Other columns (identifiers, categories) are passed through unchanged.
     seed : int, default 0
         Seed of the method's randomness and of a generated data set's draw.
+    progress : None, bool or float, default None
+        None: a status line on stderr (phase, records grouped or strata done, time left) once a run
+        passes 3 s, only when stderr is a terminal; False: nothing; True or seconds: plain lines, one
+        per phase and a heartbeat every 10 s (or that many seconds), e.g. for a notebook's log.
     **params
         The method's parameters (``mabench.methods()``), and for every method:
         ``measure`` ("mean", "median", "trim", "onestep": what a group publishes), ``trim`` (share
@@ -318,8 +323,14 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
     """
     from mabench.bench.runner import run_dataset
 
+    from mabench.bench.progress import Progress
+
     frame, picked, ds, algo, resolved, extra, k, seed = _prepare(data, k, method, columns, seed, params)
-    cell = next(run_dataset(algo, resolved, ds, [k], seed, ("il",), None, extra))
+    shown = Progress.for_api(progress)
+    try:
+        cell = next(run_dataset(algo, resolved, ds, [k], seed, ("il",), None, extra, shown))
+    finally:
+        shown.close()
     from mabench.data.masked import masked_table
 
     masked = masked_table(frame, picked, cell.masked)

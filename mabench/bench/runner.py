@@ -347,7 +347,8 @@ def _available_partition(z: np.ndarray, observed: np.ndarray, k: int) -> np.ndar
     return mdav_missing_labels(np.ascontiguousarray(np.where(observed, z, 0.0)), np.ascontiguousarray(observed), k)
 
 
-def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int, seed: int, layout: Layout):
+def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int, seed: int, layout: Layout,
+               progress: Progress = NULL):
     """(labels, info) of the algorithm on the whole data, or on each stratum separately (labels offset
     so that groups of different strata never share a label; each stratum z-scored on its own, like
     sdcMicro, which runs the method on each stratum's data)."""
@@ -357,7 +358,10 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
         return split_output(call_run(algo, x_in, k, own, rng_for(seed, f"algorithm:{algo.name}"), raw=raw))
     raw_scale = "scale" in algo.params and own.get("scale") == "raw"
     parts, infos = [], {}
+    progress.start(f"{algo.name} k={k} on {x_in.shape[0]} records in {len(layout.stratum_names)} strata",
+                   len(layout.stratum_names), " strata")
     for s, name in enumerate(layout.stratum_names):
+        progress.step(s)
         rows = np.flatnonzero(layout.strata == s)
         if rows.size < 2 * k:  # one group; also spares a method a stratum it cannot split
             part, info = np.zeros(rows.size, dtype=np.int64), {}
@@ -401,7 +405,7 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
     n_threads = threads.adapt()
     progress.start(f"{algo.name} k={k} on {n} records")
     start, cpu_start = time.perf_counter(), time.process_time()
-    labels, info = _partition(algo, own, x_in, raw, k, seed, layout)
+    labels, info = _partition(algo, own, x_in, raw, k, seed, layout, progress)
     seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     progress.end()
     per_variable = labels.ndim == 2
