@@ -172,6 +172,14 @@ def looks_like_path(spec: str) -> bool:
             or Path(spec).exists())
 
 
+def file_of(spec: str) -> str | None:
+    """The file a data-set spec reads (``survey.sav[columns=a+b]`` -> ``survey.sav``), None for a name."""
+    path = _PATH_SPEC.match(spec.strip())
+    if path and looks_like_path(path.group("path")):
+        return path.group("path")
+    return spec.strip() if looks_like_path(spec) else None
+
+
 def names() -> list[str]:
     from mabench.data import fetch
 

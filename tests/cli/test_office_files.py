@@ -209,3 +209,24 @@ def test_prepared_file_keeps_its_table_for_the_workflow(files, capsys):
     assert written[VARIABLES].isna().equals(frame[VARIABLES].isna())
     refused = main_in_process(capsys, "run", "mdav", str(prepared), "-k", "3")
     assert_user_error(refused, "is missing (NaN)")
+
+
+def test_workflow_config_takes_a_file_with_columns_and_text_strata(files):
+    """Workflow: `spec` a file with text columns and NA, `columns:` the variables, the algorithm's
+    params naming a text stratum, the weights and missing=available; the plan prepares the file with
+    its selection (then test_prepared_file_keeps_its_table_for_the_workflow's path)."""
+    from mabench.bench import plan
+
+    folder, _ = files
+    cfg = plan.load_config()
+    cfg["datasets"] = {"survey": {"spec": str(folder / "survey.sav"), "columns": VARIABLES, "k": [3]},
+                       "bracket": {"spec": f"{folder / 'survey.csv'}[drop=hh_id+age]", "k": [3]}}
+    cfg["algorithms"] = {"mdav_na": {"algorithm": "mdav", "params": {"strata": "region", "sampling_weights": "weight",
+                                                                     "missing": "available"}}}
+    built = plan.build(cfg)
+    survey = built.datasets["survey"]
+    assert survey.kind == "file" and survey.file == str(folder / "survey.sav") and survey.n == 360
+    assert survey.spec == f"{folder / 'survey.sav'}[columns=income+expenditure+savings]"
+    assert built.datasets["bracket"].kind == "file"
+    inputs, args = built.prepare_fixed()
+    assert str(folder / "survey.sav") in inputs and survey.spec in args
