@@ -38,8 +38,10 @@ def kind(series: pd.Series) -> str:
     if converted.notna().all():
         return NUMBER
     text = observed.astype(str).str.strip()
-    if text.map(lambda v: bool(_SEPARATED.match(v))).any() and (
-            converted.notna() | text.map(lambda v: bool(_SEPARATED.match(v)))).all():
+    separated = text.map(lambda v: bool(_SEPARATED.match(v)))
+    if separated.any() and (converted.notna() | separated).all():
+        return NUMBER_AS_TEXT
+    if (converted.notna() | separated).mean() > 0.5:  # numbers with a few typos ("x", "n/a"): not text
         return NUMBER_AS_TEXT
     return TEXT
 
@@ -66,7 +68,7 @@ def refuse_not_numeric(name, series: pd.Series, where: str, how: str) -> None:
     if what == TRUE_FALSE:
         raise UserError(f"{where}: column {name!r} is not numeric (true/false); convert it to 0/1 or {how}")
     row, value = first_text(series)
-    if what == NUMBER_AS_TEXT:
+    if what == NUMBER_AS_TEXT and _SEPARATED.match(value.strip()):
         raise UserError(f"{where}: column {name!r} holds numbers written with thousands separators (row {row + 1}: "
                         f"{value!r}); convert it to plain numbers (e.g. pandas.read_csv(..., thousands=',')) or {how}")
     raise UserError(f"{where}: column {name!r} is not numeric (row {row + 1}: {value!r}); {how}")

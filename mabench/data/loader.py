@@ -266,6 +266,9 @@ def read_table(path: str | Path, aside=(), selection: dict | None = None, spec: 
     else:
         picked = kinds.variables(frame, str(path), aside)
     if not picked:
+        flags = [c for c in order if kinds.kind(frame[c]) == kinds.TRUE_FALSE]
+        if flags:
+            kinds.refuse_not_numeric(flags[0], frame[flags[0]], str(path), "give a numeric column to aggregate")
         raise UserError(f"{path}: no numeric column to aggregate; name the variables with --columns a,b,c")
     ds = _from_frame(frame[picked], name=path.name, provenance={"path": str(path)}, where=str(path),
                      missing=missing)
