@@ -10,8 +10,8 @@ from hypothesis import given, settings, strategies as st
 
 import mabench
 from mabench.errors import UserError
-from mabench.kernels.mdav import TAIL_3K, mdav_labels
-from mabench.kernels.mdav_missing import mdav_missing_labels
+from mabench.kernels.methods.mdav import TAIL_3K, mdav_labels
+from mabench.kernels.methods.mdav_missing import mdav_missing_labels
 from mabench.partition import canonical_labels
 from oracles.mdav_missing import mdav_missing
 
