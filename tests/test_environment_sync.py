@@ -42,7 +42,7 @@ def test_the_lock_pins_every_dependency_within_the_ranges_of_pyproject_with_hash
     assert pins, "requirements.lock lists no pinned package"
     for name, (version, block) in pins.items():
         assert "--hash=sha256:" in block, f"{name} is pinned without a hash"
-    for spec in project["dependencies"] + [s for key in ("workflow", "report", "sdcmicro", "test", "slurm")
+    for spec in project["dependencies"] + [s for key in ("workflow", "report", "sdcmicro", "formats", "test", "slurm")
                                            for s in extras[key]]:
         req = Requirement(spec)
         name = _norm(req.name)
