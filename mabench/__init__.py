@@ -26,6 +26,10 @@ __all__ = ["UserError", "__version__", *_API]
 
 
 def __getattr__(name):
+    if name == "Microaggregator":  # scikit-learn is imported only when the transformer is asked for
+        from mabench.estimator import Microaggregator
+
+        return Microaggregator
     if name in _API:
         from mabench import api
 

@@ -38,7 +38,7 @@ import pandas as pd
 
 from mabench.errors import UserError
 
-__all__ = ["microaggregate", "evaluate", "methods", "datasets", "load", "Result", "Microaggregator"]
+__all__ = ["microaggregate", "evaluate", "methods", "datasets", "load", "Result"]
 
 _API_PARAMS = {"measure": "measure", "trim": "trim", "weights": "sampling_weights", "strata": "strata"}
 
@@ -55,7 +55,14 @@ _CLI_WORDS = [
 ]
 
 
-def _in_api_terms(fn):
+# Result.metrics(options={...}) takes metric options as one dict, not as keywords.
+_OPTION_WORDS = [
+    (re.compile(r"--option (\w+)=(\S+?)([;,)]?(\s|$))"), lambda m: f'options={{"{m.group(1)}": {m.group(2)}}}{m.group(3)}'),
+    *[(pattern, repl) for pattern, repl in _CLI_WORDS if "option" not in pattern.pattern],
+]
+
+
+def _in_api_terms(fn, words=_CLI_WORDS):
     """Run ``fn``; a UserError's message is re-worded from the CLI's options to this API's keywords."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -63,7 +70,7 @@ def _in_api_terms(fn):
             return fn(*args, **kwargs)
         except UserError as exc:
             text = str(exc)
-            for pattern, repl in _CLI_WORDS:
+            for pattern, repl in words:
                 text = pattern.sub(repl, text)
             if text == str(exc):
                 raise
@@ -119,14 +126,14 @@ _EXACT = 2**53
 
 
 def _variables(frame: pd.DataFrame, columns, aside: list[str], where: str) -> list:
-    """The columns to aggregate: ``columns`` (checked numeric), or every numeric column not set aside."""
+    """The columns to aggregate: ``columns`` (checked numeric), or every numeric column not set aside;
+    a column name given twice in the frame is refused (which of the two is meant would be a guess)."""
+    from mabench.data import columns as kinds
+
     names = list(frame.columns)
-    twice = frame.columns[frame.columns.duplicated()]
-    if len(twice):
-        raise UserError(f"column {twice[0]!r} appears more than once in {where}; give each column its own name "
-                        "(e.g. frame.columns = [...])")
+    kinds.check_unique(names, where)
     if columns is None:
-        picked = [c for c in names if c not in aside and _is_numeric(frame[c])]
+        picked = [c for c in kinds.variables(frame, where, aside) if c not in aside]
         if not picked:
             raise UserError(f"{where} has no numeric column to aggregate; give numeric variables or name them "
                             "with columns=[...]")
@@ -141,9 +148,9 @@ def _variables(frame: pd.DataFrame, columns, aside: list[str], where: str) -> li
             raise UserError(f"columns names {c!r}, which is not a column of {where} (columns: "
                             f"{', '.join(map(str, names[:20]))}{', ...' if len(names) > 20 else ''})")
         _check_kind(frame, c, where)
-        if not _is_numeric(frame[c]):
-            raise UserError(f"column {c!r} is not numeric ({frame[c].dtype}); microaggregation averages numbers, "
-                            "so leave it out of columns (it is passed through unchanged) or convert it")
+        if kinds.kind(frame[c]) != kinds.NUMBER:
+            kinds.refuse_not_numeric(c, frame[c], where, "leave it out of columns (it is passed through "
+                                                         "unchanged) or convert it")
         if c in aside:
             raise UserError(f"column {c!r} is both a variable and a strata/weights column; name it in one place")
     if len(set(picked)) != len(picked):
@@ -151,9 +158,15 @@ def _variables(frame: pd.DataFrame, columns, aside: list[str], where: str) -> li
     return picked
 
 
-def _check_complete(frame: pd.DataFrame, picked: list, where: str) -> None:
-    values = frame[picked].to_numpy(dtype=np.float64, na_value=np.nan)
-    bad = ~np.isfinite(values)
+def _numbers(frame: pd.DataFrame, picked: list) -> np.ndarray:
+    from mabench.data import columns as kinds
+
+    return np.ascontiguousarray(np.column_stack([kinds.numbers(frame[c]) for c in picked]))
+
+
+def _check_complete(frame: pd.DataFrame, picked: list, where: str, missing: bool = False) -> None:
+    values = _numbers(frame, picked)
+    bad = ~np.isfinite(values) & ~(missing & np.isnan(values))
     if bad.any():
         i, j = np.argwhere(bad)[0]
         what = "missing (NaN)" if np.isnan(values[i, j]) else "infinite"
@@ -196,10 +209,11 @@ def _prepare(data, k, method, columns, seed, params):
             raise UserError(f"{what} column {c!r} is not a column of {where}")
     aside = [by_text[c] for c in aside]  # the columns themselves (an integer name stays an integer)
     picked = _variables(frame, columns, aside, where)
-    _check_complete(frame, picked, where)
-    values = np.ascontiguousarray(frame[picked].to_numpy(dtype=np.float64))
+    missing = resolved.get("missing") == "available"
+    _check_complete(frame, picked, where, missing)
+    values = _numbers(frame, picked)
     cols = [str(c) for c in picked]
-    check_values(values, cols, where)
+    check_values(values, cols, where, missing)
     ds = Dataset(name, values, cols, dict(meta.get("params") or {}), meta.get("seed"), {})
     extra = {str(c): frame[c].to_numpy() for c in aside}
     return frame, picked, ds, algo, resolved, extra, k, seed
@@ -243,6 +257,20 @@ class Result:
     record: dict
     _cell: Any = field(repr=False, default=None)
 
+    def __getstate__(self) -> dict:
+        """Picklable: the metric context's re-run of the method (a closure, used only by rld's rerun
+        mode) is left out; every other metric works on the unpickled result."""
+        import copy
+
+        state = self.__dict__.copy()
+        cell = state.get("_cell")
+        if cell is not None and cell.context is not None and cell.context.rerun is not None:
+            cell, ctx = copy.copy(cell), copy.copy(cell.context)
+            ctx.rerun = None
+            cell.context = ctx
+            state["_cell"] = cell
+        return state
+
     def __repr__(self) -> str:
         r = self.record
         params = f"[{r['params']}]" if r.get("params") else ""
@@ -250,7 +278,7 @@ class Result:
                 f"{r['min_group']}..{r['max_group']}, {len(self.columns)} column(s) aggregated, "
                 f"{self.seconds:.3g} s)")
 
-    def metrics(self, names=None) -> dict[str, float]:
+    def metrics(self, names=None, options: dict | None = None) -> dict[str, float]:
         """Metrics of this partition, keyed by name (``il``, ``dld``, ``id``, ``g_il``, ...).
 
         Parameters
@@ -258,6 +286,9 @@ class Result:
         names : str or list of str, optional
             Metric names (see ``docs/metrics.md``); default: every metric that applies to the data
             (``rld``, ``g_dr`` and ``si`` need key variables).
+        options : dict, optional
+            Metric options, e.g. ``{"key_variables": [1, 2, 5], "id_p": [1, 5]}`` (docs/metrics.md),
+            on top of the data set's defaults.
 
         Returns
         -------
@@ -273,28 +304,20 @@ class Result:
         """
         from mabench.metrics import applicable, evaluate, parse_names
 
+        import copy
+
+        from mabench.metrics.common import _CACHE
+
         ctx = self._cell.context
+        if options:
+            ctx = copy.copy(ctx)  # the computed masked values are kept; cached metric parts are not
+            ctx.__dict__.pop(_CACHE, None)
+            ctx.options = {**ctx.options, **dict(options)}
         if names is None:
             names = applicable(ctx.options)
         else:
             names = parse_names(names if isinstance(names, str) else ",".join(names))
-        return evaluate(ctx, names)
-
-
-def _masked_frame(frame: pd.DataFrame, picked: list, values: np.ndarray) -> pd.DataFrame:
-    out = frame.copy()
-    for j, c in enumerate(picked):
-        col = values[:, j]
-        dtype = frame[c].dtype
-        # pd.Series(...).astype: a nullable pandas dtype (Int64, Float64) too, which NumPy cannot cast to
-        if pd.api.types.is_integer_dtype(dtype):
-            whole = np.all(col == np.round(col))
-            out[c] = pd.Series(col, index=out.index).astype(dtype) if whole else col
-        elif pd.api.types.is_float_dtype(dtype):
-            out[c] = pd.Series(col, index=out.index).astype(dtype)
-        else:
-            out[c] = col
-    return out
+        return _in_api_terms(evaluate, _OPTION_WORDS)(ctx, names)
 
 
 # --------------------------------------------------------------------------- functions
@@ -302,7 +325,8 @@ def _masked_frame(frame: pd.DataFrame, picked: list, values: np.ndarray) -> pd.D
 
 @_in_api_terms
 def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int = 0, n_jobs: int = 1,
-                   executor: str = "processes", scheduler: str | None = None, **params) -> Result:
+                   executor: str = "processes", scheduler: str | None = None, *, progress=None,
+                   **params) -> Result:
     """Microaggregate ``data``: groups of at least ``k`` similar records, each published as one value.
 
     Parameters
@@ -328,6 +352,10 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
     scheduler : str, optional
         With ``executor="dask"``: the scheduler's address (``"tcp://host:8786"``); default the Dask
         client this process already has.
+    progress : None, bool or float, default None
+        None: a status line on stderr (phase, records grouped or strata done, time left) once a run
+        passes 3 s, only when stderr is a terminal; False: nothing; True or seconds: plain lines, one
+        per phase and a heartbeat every 10 s (or that many seconds), e.g. for a notebook's log.
     **params
         The method's parameters (``mabench.methods()``), and for every method:
         ``measure`` ("mean", "median", "trim", "onestep": what a group publishes), ``trim`` (share
@@ -362,10 +390,18 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
     from mabench.bench.runner import run_dataset
     from mabench.bench.strata import Spread
 
+    from mabench.bench.progress import Progress
+    from mabench.data.masked import masked_table
+
     spread = Spread(n_jobs, executor, scheduler)
     frame, picked, ds, algo, resolved, extra, k, seed = _prepare(data, k, method, columns, seed, params)
-    cell = next(run_dataset(algo, resolved, ds, [k], seed, ("il",), None, extra, spread=spread, notice=True))
-    masked = _masked_frame(frame, picked, cell.masked)
+    shown = Progress.for_api(progress)
+    try:
+        cell = next(run_dataset(algo, resolved, ds, [k], seed, ("il",), None, extra, shown, spread=spread,
+                                notice=True))
+    finally:
+        shown.close()
+    masked = masked_table(frame, picked, cell.masked)
     labels = cell.labels
     groups = (np.concatenate([np.bincount(labels[:, j]) for j in range(labels.shape[1])]) if labels.ndim == 2
               else np.bincount(labels))
@@ -374,7 +410,8 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
 
 
 @_in_api_terms
-def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, seed: int = 0,
+def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, seed: int = 0, *,
+             measure: str | None = None, trim: float | None = None, weights: str | None = None, strata=None,
              **options) -> dict[str, float]:
     """Metrics of a given partition of ``data`` (what ``mabench evaluate`` prints).
 
@@ -392,6 +429,10 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
         The aggregated variables (default: every numeric column).
     seed : int, default 0
         Seed of a generated data set's draw.
+    measure, trim, weights, strata
+        How the partition was published, as in :func:`microaggregate`: the metrics score each group's
+        median, trimmed mean or weighted mean (the numbers ``Result.metrics()`` gives for the run), the
+        weights and strata columns are not variables, and every group must lie in one stratum.
     **options
         Metric options (``id_p``, ``key_variables``, ...; docs/metrics.md).
 
@@ -411,7 +452,9 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
     from mabench.bench.runner import evaluate_labels
     from mabench.metrics import parse_names
 
-    frame, picked, ds, *_ = _prepare(data, 1 if k is None else k, "mdav", columns, seed, {})
+    given = {"measure": measure, "trim": trim, "weights": weights, "strata": strata}
+    given = {name: value for name, value in given.items() if value is not None}
+    frame, picked, ds, _, resolved, extra, *_ = _prepare(data, 1 if k is None else k, "mdav", columns, seed, given)
     raw = np.asarray(labels)
     n, d = ds.values.shape
     if raw.shape not in ((n,), (n, d)):
@@ -430,7 +473,10 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
     if k is not None and sizes.min() < k:
         raise UserError(f"a group has {sizes.min()} records, fewer than k={k}; pass the k the partition was made with")
     names = None if metrics is None else parse_names(metrics if isinstance(metrics, str) else ",".join(metrics))
-    record = evaluate_labels(ds, lab, names, options)
+    from mabench.plugin import split_aggregation
+
+    record = evaluate_labels(ds, lab, names, options, aggregation=split_aggregation(resolved)[1],
+                           extra=extra)
     from mabench.metrics import REGISTRY
 
     return {name: value for name, value in record.items() if name in REGISTRY}
@@ -518,101 +564,3 @@ def load(name: str, seed: int = 0) -> pd.DataFrame:
     from mabench.data.seeds import check_seed
 
     return data.load(str(name), check_seed(seed)).frame()
-
-
-# --------------------------------------------------------------------------- estimator
-
-
-class Microaggregator:
-    """scikit-learn-style estimator: ``fit`` finds the groups, ``transform`` gives the masked values.
-
-    Parameters follow :func:`microaggregate`. The estimator masks the data it was fitted on
-    (microaggregation has no out-of-sample rule): ``transform`` refuses other data.
-
-    Attributes
-    ----------
-    labels_ : numpy.ndarray
-        Group of each fitted row.
-    result_ : Result
-        The full result (masked frame, metrics).
-    n_features_in_ : int
-        Number of aggregated columns.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mabench import Microaggregator
-    >>> X = np.array([[1.0, 2.0], [1.5, 2.5], [2.0, 2.0], [9.0, 9.0], [9.5, 8.0], [10.0, 9.5]])
-    >>> m = Microaggregator(method="mdav", k=3).fit(X)
-    >>> m.labels_.tolist()
-    [1, 1, 1, 0, 0, 0]
-    >>> m.transform(X)[0].tolist()
-    [1.5, 2.1666666666666665]
-    >>> m.get_params()["k"]
-    3
-    """
-
-    def __init__(self, method: str = "mdav", k: int = 3, *, columns=None, seed: int = 0, **params):
-        self.method = method
-        self.k = k
-        self.columns = columns
-        self.seed = seed
-        self._extra = dict(params)
-        for name, value in params.items():
-            setattr(self, name, value)
-
-    def get_params(self, deep: bool = True) -> dict:
-        return {"method": self.method, "k": self.k, "columns": self.columns, "seed": self.seed,
-                **{name: getattr(self, name) for name in self._extra}}
-
-    def set_params(self, **params) -> "Microaggregator":
-        for name, value in params.items():
-            if name not in ("method", "k", "columns", "seed"):
-                self._extra[name] = value
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"Microaggregator({args})"
-
-    def fit(self, X, y=None) -> "Microaggregator":
-        params = {name: getattr(self, name) for name in self._extra}
-        self.result_ = microaggregate(X, self.k, self.method, self.columns, self.seed, **params)
-        self.labels_ = self.result_.labels
-        self.n_features_in_ = len(self.result_.columns)
-        self._fitted = _snapshot(X)
-        return self
-
-    def transform(self, X):
-        """The masked values of the fitted data: an array for an array, a DataFrame for a DataFrame."""
-        if not hasattr(self, "result_"):
-            raise UserError("this Microaggregator is not fitted yet; call fit(X) or fit_transform(X) first")
-        if not _same(self._fitted, _snapshot(X)):
-            raise UserError("Microaggregator.transform masks the data it was fitted on; for other data call "
-                            "fit_transform(X)")
-        masked = self.result_.masked
-        if isinstance(X, np.ndarray):
-            return masked[self.result_.columns].to_numpy(dtype=np.float64)
-        return masked
-
-    def fit_transform(self, X, y=None):
-        return self.fit(X).transform(X)
-
-
-def _snapshot(X):
-    if isinstance(X, pd.DataFrame):
-        return ("frame", X.copy())
-    if isinstance(X, np.ndarray):
-        return ("array", X.copy())
-    return ("other", str(X))
-
-
-def _same(a, b) -> bool:
-    if a[0] != b[0]:
-        return False
-    if a[0] == "frame":
-        return a[1].shape == b[1].shape and a[1].equals(b[1])
-    if a[0] == "array":
-        return a[1].shape == b[1].shape and np.array_equal(a[1], b[1], equal_nan=True)
-    return a[1] == b[1]

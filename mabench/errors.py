@@ -8,8 +8,9 @@ status 2. Everything else is a bug and keeps its traceback.
 EXIT_USAGE = 2
 
 
-class UserError(Exception):
-    """An input problem, described in one line: what is wrong and how to fix it."""
+class UserError(ValueError):
+    """An input problem, described in one line: what is wrong and how to fix it. A ValueError, so
+    that code written for scikit-learn and NumPy (``except ValueError``) catches bad input as bad input."""
 
     def __init__(self, message: str):
         super().__init__(" ".join(str(message).split()))

@@ -260,6 +260,10 @@ AGGREGATION = {
     "trim": Param(0.0, "share trimmed at each end of a group with measure=trim (0..0.5; sdcMicro's default 0)"),
     "sampling_weights": Param("", "column of sampling weights: weighted group means / medians"),
     "strata": Param("", "columns whose value combinations are microaggregated separately, joined with '+'"),
+    "missing": Param("refuse", "missing values (NaN) in the variables: refuse, or available (distances and group "
+                     "values over the observed values; docs/metrics.md#missing-values)", ("refuse", "available")),
+    "fill": Param(False, "with missing=available: also give a record's missing values its group's value "
+                  "(default: NA stays NA)"),
 }
 
 

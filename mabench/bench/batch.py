@@ -197,8 +197,8 @@ def shared_loader(size: int | None):
 
     cached = lru_cache(maxsize=size)(load)
 
-    def shared(spec, seed=None, aside=()):
-        ds = cached(spec, seed, aside=tuple(aside))
+    def shared(spec, seed=None, aside=(), missing=False):
+        ds = cached(spec, seed, aside=tuple(aside), missing=missing)
         return replace(ds, values=ds.values.copy())
 
     return shared

@@ -95,7 +95,7 @@ def _dataset_problems(ds_id: str, entry: dict, algorithms: dict) -> list[str]:
 
     where = f"datasets.{ds_id}"
     spec = str(entry.get("spec", "")).strip()
-    if not spec or data.looks_like_path(spec):
+    if not spec or data.file_of(spec) is not None:
         return []
     try:
         name, params = data.parse_spec(spec)

@@ -429,12 +429,16 @@ def _dataset(ds_id, entry, root_seed, default_k, default_metrics, everywhere, al
 
     where = f"datasets.{ds_id}"
     before = len(problems)
-    spec = entry["spec"].strip()
+    try:  # `columns: [a, b]` is the selection `spec[columns=a+b]`
+        spec = data.with_columns(entry["spec"].strip(), entry.get("columns"), flag=f"{where}.columns")
+    except UserError as exc:
+        problems.append(str(exc))
+        return None
     draws = entry.get("draws", 1)
     kind, name, raw, file = None, None, None, None
-    if data.looks_like_path(spec):
-        kind, file = "file", spec
-        if not os.path.exists(spec):
+    if data.file_of(spec) is not None:
+        kind, file = "file", data.file_of(spec)
+        if not os.path.exists(file):
             problems.append(f"{where}: spec {spec!r} looks like a file path but does not exist")
     else:
         try:
@@ -506,4 +510,4 @@ def _n_records(ds: DatasetEntry, catalog, generators) -> int | None:
             return int(resolved["clusters"]) * int(resolved["per_cluster"])
     if ds.kind == "file" and not os.path.exists(ds.file):
         return None
-    return int(data.load(ds.spec, 0).values.shape[0])
+    return int(data.load(ds.spec, 0, missing=True).values.shape[0])  # a run may take missing=available

@@ -46,6 +46,7 @@ class Progress:
         self.phase_t0 = self.t0
         self.done = 0
         self.total = 0
+        self.unit = ""
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = None
@@ -53,6 +54,21 @@ class Progress:
         if self.live or self.interval:
             self._thread = threading.Thread(target=self._beat, name="mabench-progress", daemon=True)
             self._thread.start()
+
+    @classmethod
+    def for_api(cls, progress) -> "Progress":
+        """``microaggregate(progress=...)``: None a status line when stderr is a terminal, False
+        nothing, True plain lines every 10 s, a number plain lines every that many seconds."""
+        if progress is None:
+            return cls(live=sys.stderr.isatty())
+        if progress is False:
+            return cls()
+        interval = 10.0 if progress is True else progress
+        if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not 0.01 <= interval <= 86400:
+            from mabench.errors import UserError
+
+            raise UserError(f"progress={progress!r} must be None, True, False or seconds between 0.01 and 86400")
+        return cls(interval=float(interval))
 
     @classmethod
     def for_cli(cls, interval: float | None) -> "Progress":
@@ -66,7 +82,7 @@ class Progress:
 
     def _status(self, now: float) -> str:
         text = f"mabench: {self.phase}: {_fmt(now - self.phase_t0)}"
-        done, total, unit = self.done, self.total, ""
+        done, total, unit = self.done, self.total, self.unit
         if not total:
             done, total = counter.read()
             unit = " records grouped"
@@ -95,12 +111,15 @@ class Progress:
                     continue
                 self._write(self._status(now) + ("" if self.live else " (running)"))
 
-    def start(self, phase: str, total: int = 0) -> None:
+    def start(self, phase: str, total: int = 0, unit: str = "") -> None:
+        """A new phase; ``total``: its size when the caller counts it (``step``), e.g. strata, with
+        ``unit`` naming what is counted (" strata"); 0: the grouping kernels' record counter."""
         if not self.active:
             return
         with self._lock:
             counter.clear()
             self.phase, self.phase_t0, self.done, self.total = phase, time.perf_counter(), 0, total
+            self.unit = unit
 
     def step(self, done: int) -> None:
         if self.active:

@@ -55,6 +55,10 @@ class CellResult:
         (original units), strata and weight columns unchanged."""
         import pandas as pd
 
+        if getattr(self.source, "source", None) is not None:  # a file: its table with the variables replaced
+            from mabench.data.masked import masked_table
+
+            return masked_table(self.source.source, self.columns, self.masked)
         frame = pd.DataFrame(self.source.values, columns=self.source.columns)
         if self.source.aside:  # text strata columns of the file, back in their place
             for name, values in self.source.aside.items():
@@ -98,6 +102,8 @@ class Layout:
     weights: np.ndarray | None = None  # (n,) float64
     measure: str = "mean"
     trim: float = 0.0
+    observed: np.ndarray | None = None  # missing=available with NaN in the variables: (n, d) observed cells
+    fill: bool = False  # ... and missing cells get their group's value
 
     @property
     def plain_means(self) -> bool:
@@ -250,7 +256,8 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
     _, agg = split_aggregation(resolved)
     strata = [c for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
     progress.start(f"loading {dataset}")
-    ds = (load or data.load)(dataset, seed, aside=tuple(strata))  # a file's text strata columns are kept aside
+    kw = {"missing": True} if agg["missing"] == "available" else {}
+    ds = (load or data.load)(dataset, seed, aside=tuple(strata), **kw)  # a file's text columns are kept aside
     progress.end()
     yield from run_dataset(algo, resolved, ds, ks, seed, metrics, metric_options, ds.aside or None, progress, spread)
 
@@ -266,7 +273,8 @@ def compile_kernels(algorithm: str, dataset: str, ks: Iterable[int], seed: int =
     algo = discovery.algorithm(algorithm)
     own, agg = split_aggregation(algo.resolve(params or {}))
     strata = [c for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
-    ds, _ = layout_for((load or data.load)(dataset, check_seed(seed), aside=tuple(strata)), agg, None)
+    kw = {"missing": True} if agg["missing"] == "available" else {}
+    ds, _ = layout_for((load or data.load)(dataset, check_seed(seed), aside=tuple(strata), **kw), agg, None)
     n, d = ds.values.shape
     k = min(partition.check_k(k) for k in ks)
     from mabench.kernels.spatial.treegroups import use_tree
@@ -305,13 +313,19 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
     for k in ks:  # before standardizing or compiling anything: a run that cannot fit never starts
         memory.check(algo, n, d, k, own)
     progress.start(f"standardizing {n} x {d}")
-    z = zscore(ds.values, ds.columns)
+    if agg["missing"] == "available" and np.isnan(ds.values).any():
+        z = _available_layout(algo, own, ds, layout, agg)
+    else:
+        z = zscore(ds.values, ds.columns)
     progress.end()
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     x_in = algorithm_input(algo, own, ds.values, z)
     progress.start(f"compiling {algo.name}")
     with compile_notice(f"{algo.name}'s kernels") if notice else nullcontext():
-        _warm_up(algo, min(ks), d, own, n)
+        if layout.observed is not None:
+            _available_partition(np.zeros((3 * min(ks) + 1, d)), np.ones((3 * min(ks) + 1, d), dtype=bool), min(ks))
+        else:
+            _warm_up(algo, min(ks), d, own, n)
         warm_metrics(list(metrics), n, d, min(ks), options)
     progress.end()
     for k in ks:
@@ -320,35 +334,84 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
         yield cell
 
 
+def _available_layout(algo, own: dict, ds, layout: Layout, agg: dict) -> np.ndarray:
+    """missing=available with NaN in the variables: check the method and measure can take them, mark
+    the observed cells in ``layout``; returns the z-scores over observed values (NaN kept)."""
+    from mabench.data import missing
+
+    if algo.name not in missing.METHODS or own.get("tail", "3k") != "3k" or own.get("scale") == "raw":
+        raise missing.refuse_method(algo.name if algo.name not in missing.METHODS else
+                                    f"{algo.name} with {'tail=' + own['tail'] if own.get('tail') != '3k' else 'scale=raw'}")
+    if layout.measure != "mean":
+        raise UserError(f"measure={layout.measure} cannot take missing values; missing=available publishes each "
+                        "group's (weighted) mean of the observed values, so drop measure")
+    layout.observed = ~np.isnan(ds.values)
+    layout.fill = bool(agg["fill"])
+    return missing.zscore_observed(ds.values)
+
+
+def _available_partition(z: np.ndarray, observed: np.ndarray, k: int) -> np.ndarray:
+    from mabench.kernels.methods.mdav_missing import mdav_missing_labels
+
+    return mdav_missing_labels(np.ascontiguousarray(np.where(observed, z, 0.0)), np.ascontiguousarray(observed), k)
+
+
 def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int, seed: int, layout: Layout,
-               spread: Spread = SERIAL, who: str = ""):
+               progress: Progress = NULL, spread: Spread = SERIAL, who: str = ""):
     """(labels, info) of the algorithm on the whole data, or on each stratum separately (labels offset
     so that groups of different strata never share a label; each stratum z-scored on its own, like
     sdcMicro, which runs the method on each stratum's data), the strata run where ``spread`` says
     (mabench.bench.strata: the same labels)."""
     who = who or f"algorithm {algo.name} with k={k}"
     if layout.strata is None:
+        if layout.observed is not None:
+            return _available_partition(x_in, layout.observed, k), {}
         return split_output(call_run(algo, x_in, k, own, rng_for(seed, f"algorithm:{algo.name}"), raw=raw), who)
     raw_scale = "scale" in algo.params and own.get("scale") == "raw"
-    labels = np.empty(x_in.shape[0], dtype=np.int64)
     rows_of = [np.flatnonzero(layout.strata == s) for s in range(len(layout.stratum_names))]
+    # the strata a method runs on (the others are one group, or take the missing-values kernel)
     tasks = [(algo.name, own, np.ascontiguousarray(x_in[rows]) if raw_scale else zscore_within(x_in[rows]),
               None if raw is None else np.ascontiguousarray(raw[rows]), k, seed, name)
-             for rows, name in zip(rows_of, layout.stratum_names) if rows.size >= 2 * k]
+             for rows, name in zip(rows_of, layout.stratum_names) if rows.size >= 2 * k and layout.observed is None]
     done = iter(run_strata(tasks, spread))
-    infos, offset = {}, 0
-    for rows, name in zip(rows_of, layout.stratum_names):
+    parts, infos = [], {}
+    progress.start(f"{algo.name} k={k} on {x_in.shape[0]} records in {len(layout.stratum_names)} strata",
+                   len(layout.stratum_names), " strata")
+    for s, (rows, name) in enumerate(zip(rows_of, layout.stratum_names)):
+        progress.step(s)
         if rows.size < 2 * k:  # one group; also spares a method a stratum it cannot split
             part, info = np.zeros(rows.size, dtype=np.int64), {}
+        elif layout.observed is not None:
+            from mabench.data.missing import zscore_observed
+
+            part, info = _available_partition(zscore_observed(x_in[rows]), layout.observed[rows], k), {}
         else:
             part, info = next(done)
             # each stratum's own partition: a stray label (-1, a gap) would otherwise land in a neighbour's group
-            partition.check(part, rows.size, k, algo.max_group_size(k, own), who=f"{who}, stratum {name}")
-        labels[rows] = part + offset
-        offset += int(part.max()) + 1
+            bound, where = algo.max_group_size(k, own), f"{who}, stratum {name}"
+            if part.ndim == 2:
+                partition.check_columns(part, rows.size, part.shape[1], k, bound, who=where)
+            else:
+                partition.check(part, rows.size, k, bound, who=where)
+        parts.append((rows, part))
         if info:
             infos[name] = info
-    return labels, ({"strata": infos} if infos else {})
+    return _join_strata(parts, x_in.shape), ({"strata": infos} if infos else {})
+
+
+def _join_strata(parts: list, shape: tuple) -> np.ndarray:
+    """The strata's partitions as one, labels offset so that groups of different strata never share a
+    label. A per-variable method (labels (n_s, d)) is offset column by column; a stratum kept as one
+    group (fewer than 2k records) is one group in every column."""
+    per_variable = any(part.ndim == 2 for _, part in parts)
+    labels = np.empty((shape[0], shape[1]) if per_variable else shape[0], dtype=np.int64)
+    offset = np.zeros(shape[1] if per_variable else 1, dtype=np.int64)
+    for rows, part in parts:
+        if per_variable and part.ndim == 1:
+            part = np.repeat(part[:, None], shape[1], axis=1)
+        labels[rows] = part + (offset if per_variable else offset[0])
+        offset += part.max(axis=0) + 1 if per_variable else int(part.max()) + 1
+    return labels
 
 
 def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: Layout | None = None,
@@ -363,14 +426,14 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
     start, cpu_start = time.perf_counter(), time.process_time()
     who = f"algorithm {algo.name} on {ds.spec} with k={k}"
     try:
-        labels, info = _partition(algo, own, x_in, raw, k, seed, layout, spread, who)
+        labels, info = _partition(algo, own, x_in, raw, k, seed, layout, progress, spread, who)
         seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
         progress.end()
         per_variable = labels.ndim == 2
         bound = algo.max_group_size(k, own)
-        if per_variable and (not layout.plain_means or layout.strata is not None):
-            raise UserError(f"{algo.name} makes one partition per variable; measure, weights and strata work with "
-                            "one partition of the records only (use the default measure=mean without weights or strata)")
+        if per_variable and layout.observed is not None:
+            raise UserError(f"{algo.name} makes one partition per variable and cannot take missing values yet; "
+                            "impute or drop the rows with missing values, or use mdav")
         if per_variable:  # one partition per variable (individual ranking): every column validated
             column_sizes = partition.check_columns(labels, n, d, k, bound, who=who)
             sizes = np.concatenate(column_sizes)
@@ -382,10 +445,17 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
 
     def rerun(z_other: np.ndarray) -> np.ndarray:
         z_other = np.ascontiguousarray(z_other, dtype=np.float64)
-        return _partition(algo, own, z_other, None, k, seed, layout, spread, who)[0]
+        return _partition(algo, own, z_other, None, k, seed, layout, NULL, spread, who)[0]
 
     published = None
-    if not layout.plain_means and not per_variable:
+    if layout.observed is not None:
+        from mabench.data import missing
+
+        if layout.weights is not None and (np.bincount(labels, weights=layout.weights, minlength=sizes.size) <= 0).any():
+            raise UserError("a group has only zero sampling weights; its weighted mean is undefined "
+                            "(give positive weights, or drop the weights)")
+        published = missing.group_values(raw, labels, sizes.size, layout.weights)
+    elif not layout.plain_means and not per_variable:
         if layout.weights is not None:
             totals = np.bincount(labels, weights=layout.weights, minlength=sizes.size)
             if (totals <= 0).any():
@@ -393,10 +463,17 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
                 raise UserError(f"group {g} has only zero sampling weights; its weighted {layout.measure} is undefined "
                                 "(give positive weights, or drop the weights)")
         published = aggregate(raw, labels, sizes.size, layout.measure, layout.trim, layout.weights)
+    if per_variable and not layout.plain_means:
+        published = _per_variable_values(raw, labels, layout)
     if per_variable:
-        ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options, rerun)
+        ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options, rerun, published)
     else:
         ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun, published)
+    if layout.observed is not None:
+        from mabench.data import missing
+
+        ctx.observed = layout.observed
+        ctx.__dict__["masked"] = missing.masked_values(ds.values, labels, published, layout.fill)
     start, cpu_start = time.perf_counter(), time.process_time()
     values = {}
     for i, name in enumerate(metrics):  # one at a time, so a long one is named while it runs
@@ -436,14 +513,30 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
     return CellResult(record, labels, list(ds.columns), ctx)
 
 
+def _per_variable_values(raw: np.ndarray, labels: np.ndarray, layout: Layout) -> np.ndarray:
+    """(n, d): each record's published value of each variable under its own partition, with the
+    layout's measure and weights (sdcMicro's individual ranking takes both; docs/metrics.md)."""
+    out = np.empty(raw.shape)
+    for j in range(raw.shape[1]):
+        lab = np.ascontiguousarray(labels[:, j])
+        g = int(lab.max()) + 1
+        if layout.weights is not None and (np.bincount(lab, weights=layout.weights, minlength=g) <= 0).any():
+            raise UserError(f"a group of variable {j + 1} has only zero sampling weights; its weighted "
+                            f"{layout.measure} is undefined (give positive weights, or drop the weights)")
+        values = aggregate(np.ascontiguousarray(raw[:, j:j + 1]), lab, g, layout.measure, layout.trim, layout.weights)
+        out[:, j] = values[lab, 0]
+    return out
+
+
 def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict | None = None,
              metrics=("il",), metric_options: dict | None = None) -> CellResult:
     return next(run_cells(algorithm, dataset, [k], seed, params, metrics, metric_options))
 
 
 def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed: int = 0,
-                       metrics=None, metric_options: dict | None = None) -> dict:
-    """Metrics of a given partition; ``metrics=None`` means every metric that applies to the data set."""
+                       metrics=None, metric_options: dict | None = None, aggregation: dict | None = None) -> dict:
+    """Metrics of a given partition; ``metrics=None`` means every metric that applies to the data set.
+    ``aggregation``: the measure, weights and strata the partition was published with (as for a run)."""
     k = 1 if k is None else partition.check_k(k)
     generated = data.base_name(dataset) in discovery.generators() and not data.looks_like_path(dataset)
     if seed is None:
@@ -452,19 +545,57 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
                             "(the seed of `mabench run` or `mabench prepare`)")
         seed = 0
     seed = check_seed(seed)
-    ds = data.load(dataset, seed)
+    agg = aggregation_of(aggregation)
+    strata = [c for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
+    ds = data.load(dataset, seed, aside=tuple(strata))
     n = ds.values.shape[0]
     labels = partition.read_labels(partition_path, n, k)
-    record = evaluate_labels(ds, labels, metrics, metric_options)
+    record = evaluate_labels(ds, labels, metrics, metric_options, aggregation=agg, extra=ds.aside or None)
     if generated:  # the draw the partition was scored on
         record = {**{key: record[key] for key in ("dataset", "dataset_params")}, "seed": int(seed), **record}
     return record
 
 
+def aggregation_of(given: dict | None) -> dict:
+    """The aggregation parameters (measure, trim, sampling_weights, strata), checked, defaults filled in."""
+    given = dict(given or {})
+    unknown = sorted(set(given) - set(AGGREGATION))
+    if unknown:
+        raise UserError(f"unknown aggregation parameter {unknown[0]!r}; known: {', '.join(AGGREGATION)}")
+    return {name: p.parse("evaluate", name, given[name]) if given.get(name) is not None else p.default
+            for name, p in AGGREGATION.items()}
+
+
 def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict | None = None,
-                    published: np.ndarray | None = None) -> dict:
+                    published: np.ndarray | None = None, aggregation: dict | None = None,
+                    extra: dict | None = None) -> dict:
     """Metrics of a checked partition (labels 0..g-1) of a loaded data set; ``metrics=None`` means
-    every metric that applies to it."""
+    every metric that applies to it. ``aggregation`` (:func:`aggregation_of`): score the values the
+    partition publishes with that measure and those weights, the strata and weight columns set aside
+    (``extra``: the non-variable columns they may name), every group checked to lie in one stratum."""
+    if aggregation is not None:
+        agg = aggregation_of(aggregation)
+        if agg["missing"] != "refuse":
+            raise UserError("evaluate scores complete data only; missing=available is for runs")
+        ds, layout = layout_for(ds, agg, extra)
+        if layout.strata is not None:
+            flat = labels if labels.ndim == 1 else labels.reshape(labels.shape[0], -1)
+            for j in range(1 if flat.ndim == 1 else flat.shape[1]):
+                lab = flat if flat.ndim == 1 else flat[:, j]
+                spread = np.unique(np.stack([lab, layout.strata]), axis=1)
+                if np.unique(spread[0]).size != spread.shape[1]:
+                    g = int(spread[0][np.flatnonzero(np.diff(spread[0]) == 0)[0]])
+                    raise UserError(f"group {g} spans several strata; a partition made with these strata "
+                                    "keeps each group within one (check the strata columns)")
+        if not layout.plain_means:
+            raw = np.ascontiguousarray(ds.values, dtype=np.float64)
+            if labels.ndim == 2:
+                return evaluate_labels(ds, labels, metrics, metric_options, _per_variable_values(raw, labels, layout))
+            g = int(labels.max()) + 1
+            if layout.weights is not None and (np.bincount(labels, weights=layout.weights, minlength=g) <= 0).any():
+                raise UserError("a group has only zero sampling weights; its weighted value is undefined "
+                                "(give positive weights, or drop the weights)")
+            published = aggregate(raw, labels, g, layout.measure, layout.trim, layout.weights)
     n = ds.values.shape[0]
     z = zscore(ds.values, ds.columns)
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
@@ -473,9 +604,7 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
         if labels.shape[1] != z.shape[1]:
             raise UserError(f"the partition has {labels.shape[1]} per-variable columns but the data set has "
                             f"{z.shape[1]} variables; use the partition written for this data set")
-        if published is not None:
-            raise UserError("a per-variable partition is scored with its group means only; drop measure and weights")
-        ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options)
+        ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options, published=published)
     else:
         ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, published=published)
     if metrics is None:

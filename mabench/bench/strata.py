@@ -67,10 +67,11 @@ def stratum_partition(algorithm: str, own: dict, x: np.ndarray, raw: np.ndarray 
     return split_output(call_run(algo, x, k, own, rng, raw=raw), f"algorithm {algo.name} with k={k}, stratum {stratum}")
 
 
-def run_strata(tasks: list[tuple], spread: Spread) -> list:
-    """:func:`stratum_partition` of every argument tuple in ``tasks``, in their order."""
+def run_strata(tasks: list[tuple], spread: Spread):
+    """:func:`stratum_partition` of every argument tuple in ``tasks``, in their order (one at a time as
+    they are consumed when serial, so that progress is told stratum by stratum)."""
     if spread.serial or len(tasks) <= 1:
-        return [stratum_partition(*t) for t in tasks]
+        return (stratum_partition(*t) for t in tasks)
     if spread.executor == "dask":
         return _on_dask(tasks, spread.scheduler)
     import multiprocessing

@@ -117,9 +117,10 @@ def cmd_prepare(args) -> None:
             raise UserError(f"--out {out!r} with several seeds must contain {{seed}}, e.g. --out d_{{seed}}.parquet")
     for spec, out_pattern, seeds in zip(args.dataset, args.out, seeds_of):
         for seed in seeds:
-            ds = data.load(spec, seed, raw=raws.get(data.base_name(spec)))
+            # A file's missing values are kept (a run with missing=refuse refuses them, by name and row).
+            ds = data.load(spec, seed, raw=raws.get(data.base_name(spec)), missing=data.base_name(spec) is None)
             out = out_pattern.replace("{seed}", str(seed))
-            io.write_parquet(out, ds.frame(), ds.metadata())
+            io.write_parquet(out, ds.table(), ds.metadata())
             print_json({"dataset": ds.spec, "seed": ds.seed, "n": int(ds.values.shape[0]),
                          "d": int(ds.values.shape[1]), "out": out})
 

@@ -6,15 +6,21 @@ from __future__ import annotations
 from mabench.cli.common import PENDING, Command, existing, finite, json_line, parse_options, parse_params
 from mabench.errors import UserError
 
-MASKED_SUFFIXES = (".csv", ".parquet")
 PROGRESS_SECONDS = (0.01, 86400.0)  # --progress: a heartbeat between a hundredth of a second and a day
+
+
+def _dataset(args) -> str:
+    """The data-set spec with ``--columns`` written into it (``file.csv[columns=a+b]``)."""
+    from mabench.data import with_columns
+
+    return with_columns(args.dataset, getattr(args, "columns", None))
 
 
 def _run_params(args) -> dict[str, str]:
     """--param NAME=VALUE plus the aggregation shortcuts --measure, --weights and --strata."""
     params = parse_params(args.param)
     for flag, name, value in (("--measure", "measure", args.measure), ("--weights", "sampling_weights", args.weights),
-                              ("--strata", "strata", args.strata)):
+                              ("--strata", "strata", args.strata), ("--missing", "missing", args.missing)):
         if value is None:
             continue
         if name in params:
@@ -25,7 +31,7 @@ def _run_params(args) -> dict[str, str]:
 
 def _run_arguments(s) -> None:
     s.add_argument("algorithm")
-    s.add_argument("dataset", help="catalog name, generator name[params], or CSV/Parquet path")
+    s.add_argument("dataset", help="catalog name, generator name[params], or a CSV, Parquet, SPSS, Stata or SAS file")
     s.add_argument("-k", required=True, help="minimum group size, or several: -k 3,4,5,10 (one JSON line per k)")
     s.add_argument("--seed", type=int, default=0, help="cell seed (data draw and algorithm randomness)")
     s.add_argument("--param", action="append", metavar="NAME=VALUE", help="algorithm parameter")
@@ -33,8 +39,9 @@ def _run_arguments(s) -> None:
     s.add_argument("--option", action="append", metavar="NAME=VALUE", help="metric option (JSON value)")
     s.add_argument("--out", help="write the partition as CSV (header `group`); with several k, a path with {k}")
     s.add_argument("--json-out", help="also write the JSON records (one line per k) to this file")
-    s.add_argument("--masked-out", metavar="FILE", help="write the masked data (.csv or .parquet): the data set's "
-                   "columns, each variable replaced by its group's value; with several k, a path with {k}")
+    s.add_argument("--masked-out", metavar="FILE", help="write the masked data (.csv, .parquet, .sav, .zsav or .dta): "
+                   "the data set's columns, each variable replaced by its group's value, every other column and "
+                   "SPSS/Stata label unchanged; with several k, a path with {k}")
     s.add_argument("--measure", help="what a group publishes: mean (default), median, trim (with --param trim=0.1) "
                    "or onestep; same as --param measure=...")
     s.add_argument("--weights", metavar="COL", help="column of sampling weights (weighted group means or medians)")
@@ -46,6 +53,11 @@ def _run_arguments(s) -> None:
                    "--jobs of them) or dask (a Dask cluster, --scheduler; pip install 'mabench[dask]')")
     s.add_argument("--scheduler", metavar="ADDRESS", help="with --executor dask: the scheduler's address, "
                    "e.g. tcp://HOST:8786")
+    s.add_argument("--columns", metavar="COL,...", help="the variables to aggregate (numeric); every other "
+                   "column is passed through unchanged (same as DATA[columns=a+b+c])")
+    s.add_argument("--missing", choices=["refuse", "available"], help="missing values (NaN) in the variables: "
+                   "refuse (default) or available (distances and group values over the observed values; "
+                   "methods that support it: see docs/metrics.md#missing-values)")
     s.add_argument("--progress", type=float, nargs="?", const=10.0, metavar="SECONDS",
                    help="plain progress lines on stderr: one per finished phase and a heartbeat every SECONDS "
                         "(default 10); without it a terminal shows a live status line once a run passes 3 s")
@@ -69,8 +81,11 @@ def cmd_run(args) -> None:
     if args.out and len(ks) > 1 and "{k}" not in args.out:
         raise UserError(f"--out {args.out!r} with several k values must contain {{k}}, e.g. --out part_k{{k}}.csv")
     if args.masked_out:
-        if not args.masked_out.lower().endswith(MASKED_SUFFIXES):
-            raise UserError(f"--masked-out {args.masked_out!r} must end in .csv or .parquet (the masked file's format)")
+        from mabench.data.formats import WRITABLE, writable
+
+        if not writable(args.masked_out):
+            raise UserError(f"--masked-out {args.masked_out!r} must end in {', '.join(WRITABLE)} "
+                            "(the masked file's format)")
         if len(ks) > 1 and "{k}" not in args.masked_out:
             raise UserError(f"--masked-out {args.masked_out!r} with several k values must contain {{k}}, "
                             "e.g. --masked-out masked_k{k}.csv")
@@ -83,7 +98,7 @@ def cmd_run(args) -> None:
     spread = Spread(args.jobs, args.executor, args.scheduler)
     progress = Progress.for_cli(args.progress)
     try:
-        results = list(run_cells(args.algorithm, args.dataset, ks, args.seed, _run_params(args), metrics,
+        results = list(run_cells(args.algorithm, _dataset(args), ks, args.seed, _run_params(args), metrics,
                                  parse_options(args.option), progress, spread=spread))
     finally:
         progress.close()
@@ -95,11 +110,9 @@ def cmd_run(args) -> None:
         if args.masked_out:
             for result in results:
                 target = args.masked_out.replace("{k}", str(result.record["k"]))
-                frame = result.masked_frame()
-                if target.lower().endswith(".parquet"):
-                    out.write_parquet(target, frame)
-                else:
-                    out.write_text(target, frame.to_csv(index=False, lineterminator="\n"))
+                from mabench.data.formats import write_masked
+
+                write_masked(out, target, result.masked_frame(), result.source)
         if args.json_out:
             out.write_text(args.json_out, "".join(lines))
     PENDING.extend(lines)
@@ -118,6 +131,11 @@ def _evaluate_arguments(s) -> None:
                    "to the data set; rld, g_dr and si need key variables)")
     s.add_argument("--option", action="append", metavar="NAME=VALUE", help="metric option (JSON value)")
     s.add_argument("--json-out", help="also write the JSON record to this file")
+    s.add_argument("--columns", metavar="COL,...", help="the aggregated variables (same as DATA[columns=a+b+c])")
+    s.add_argument("--measure", help="what each group published (mean, median, trim, onestep), as in `run`")
+    s.add_argument("--trim", help="with --measure trim: the share trimmed at each end")
+    s.add_argument("--weights", metavar="COL", help="column of sampling weights the partition was published with")
+    s.add_argument("--strata", metavar="COL,...", help="columns of the strata the partition was made within")
 
 
 def _evaluate_paths(args) -> tuple[list, list]:
@@ -129,7 +147,11 @@ def cmd_evaluate(args) -> None:
     from mabench.bench.runner import evaluate_partition
 
     metrics = parse_names(args.metrics) if args.metrics is not None else None
-    record = evaluate_partition(args.dataset, args.partition, args.k, args.seed, metrics, parse_options(args.option))
+    aggregation = {"measure": args.measure, "trim": args.trim, "sampling_weights": args.weights,
+                   "strata": None if args.strata is None else "+".join(c.strip() for c in args.strata.split(",")
+                                                                     if c.strip())}
+    record = evaluate_partition(_dataset(args), args.partition, args.k, args.seed, metrics, parse_options(args.option),
+                                {name: value for name, value in aggregation.items() if value is not None})
     line = json_line(record)
     if args.json_out:
         from mabench import io

@@ -8,6 +8,7 @@ from mabench.data.loader import (  # noqa: F401  (the layer's interface)
     SELECTION,
     Dataset,
     base_name,
+    file_of,
     check_values,
     load,
     looks_like_path,
@@ -18,4 +19,5 @@ from mabench.data.loader import (  # noqa: F401  (the layer's interface)
     read_table,
     select_columns,
     split_selection,
+    with_columns,
 )

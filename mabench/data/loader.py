@@ -32,6 +32,7 @@ import pandas as pd
 from mabench import discovery
 from mabench.plugin import format_params
 from mabench.errors import UserError
+from mabench.data import formats
 from mabench.data.seeds import rng_for
 
 _SPEC = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+)(\[(?P<params>[^\]]*)\])?$")
@@ -52,6 +53,11 @@ class Dataset:
     # the file's column order, so a masked file can be written with every input column.
     aside: dict = field(default_factory=dict)
     order: list = field(default_factory=list)
+    # A file's table as read (every column, its dtypes) and the labels its format carries (SPSS/Stata
+    # value and variable labels, mabench.data.formats): the masked file is this table with only the
+    # variables replaced, written in the same format.
+    source: object = field(default=None, repr=False)
+    labels: object = field(default=None, repr=False)
 
     @property
     def spec(self) -> str:
@@ -62,13 +68,15 @@ class Dataset:
 
     def metadata(self) -> dict[str, str]:
         """What a Parquet copy of this data set records about itself."""
-        return {
-            META_KEY: json.dumps(
-                {"name": self.name, "params": self.params, "seed": self.seed, "provenance": self.provenance,
-                 "values_sha256": values_digest(self.values, self.columns)},
-                sort_keys=True,
-            )
-        }
+        recorded = {"name": self.name, "params": self.params, "seed": self.seed, "provenance": self.provenance,
+                    "values_sha256": values_digest(self.values, self.columns)}
+        if self.source is not None:  # a file's whole table is written: which of its columns are the variables
+            recorded["variables"] = list(self.columns)
+        return {META_KEY: json.dumps(recorded, sort_keys=True)}
+
+    def table(self) -> pd.DataFrame:
+        """What a prepared copy holds: a file's whole table (text columns, strata, weights), else the variables."""
+        return self.source if self.source is not None else self.frame()
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -88,6 +96,28 @@ def _parse_params(spec: str, text: str | None) -> dict[str, str]:
             raise UserError(f"data set {spec!r} gives {key.strip()}= twice; give each parameter once")
         params[key.strip()] = value.strip()
     return params
+
+
+def with_columns(spec: str, columns, flag: str = "--columns") -> str:
+    """``spec`` with the column selection ``columns`` (``"a,b,c"`` or a list) written into it as
+    ``[columns=a+b+c]``: the one form a selection takes, so it travels into records and file names."""
+    if columns is None:
+        return spec
+    names = [str(c).strip() for c in (columns.split(",") if isinstance(columns, str) else columns)]
+    names = [c for c in names if c]
+    if not names:
+        raise UserError(f"{flag} names no column; give e.g. {flag} income,expenditure")
+    for c in names:
+        if any(ch in c for ch in "+,[]="):
+            raise UserError(f"{flag}: column name {c!r} contains one of + , [ ] =; rename the column to select it")
+    m = _PATH_SPEC.match(spec.strip()) or _SPEC.match(spec.strip())
+    inner = (m.groupdict().get("params") if m else None) or ""
+    if any(item.split("=", 1)[0].strip() in SELECTION for item in inner.split(",") if item):
+        raise UserError(f"{flag} and a [columns=...] or [drop=...] selection in {spec!r} both given; give it once")
+    joined = "+".join(names)
+    if spec.rstrip().endswith("]") and m is not None and m.groupdict().get("params") is not None:
+        return f"{spec.rstrip()[:-1]}{',' if inner.strip() else ''}columns={joined}]"
+    return f"{spec}[columns={joined}]"
 
 
 def base_name(spec: str) -> str | None:
@@ -143,11 +173,19 @@ def looks_like_path(spec: str) -> bool:
     is that data set even when the working folder holds a file or folder of that name (which would
     otherwise replace it unnoticed): the file is ``./tarragona``. Any other bare name is a path if
     it exists (a data file without a suffix)."""
-    if spec.lower().endswith(CSV_SUFFIXES + PARQUET_SUFFIXES) or "/" in spec:
+    if spec.lower().endswith(CSV_SUFFIXES + PARQUET_SUFFIXES + formats.SUFFIXES) or "/" in spec:
         return True
     if base_name(spec) in names():
         return False
     return Path(spec).exists()
+
+
+def file_of(spec: str) -> str | None:
+    """The file a data-set spec reads (``survey.sav[columns=a+b]`` -> ``survey.sav``), None for a name."""
+    path = _PATH_SPEC.match(spec.strip())
+    if path and looks_like_path(path.group("path")):
+        return path.group("path")
+    return spec.strip() if looks_like_path(spec) else None
 
 
 def names() -> list[str]:
@@ -156,17 +194,18 @@ def names() -> list[str]:
     return sorted(set(fetch.catalog()) | set(discovery.generators()))
 
 
-def load(spec: str, seed: int | None = None, raw: str | None = None, aside=()) -> Dataset:
-    """The data set ``spec`` (with its column selection applied), in original units."""
+def load(spec: str, seed: int | None = None, raw: str | None = None, aside=(), missing: bool = False) -> Dataset:
+    """The data set ``spec`` (with its column selection applied), in original units; ``missing``: a
+    file's NaN are let through (``missing=available``; catalog and generated data sets have none)."""
     path = _PATH_SPEC.match(spec.strip())
     if path and looks_like_path(path.group("path")):
         params = _parse_params(spec, path.group("params"))
         rest, selection = split_selection(spec, params)
         if rest:
             raise UserError(f"data file {path.group('path')!r} takes only columns= or drop=, got {sorted(rest)[0]}=")
-        return select_columns(read_table(path.group("path"), aside), selection, spec)
+        return read_table(path.group("path"), aside, selection, spec, missing)
     if looks_like_path(spec):
-        return read_table(spec, aside)
+        return read_table(spec, aside, missing=missing)
     name, params = parse_spec(spec)
     params, selection = split_selection(spec, params)
     return select_columns(_load_named(spec, name, params, seed, raw), selection, spec)
@@ -203,31 +242,81 @@ def _load_named(spec: str, name: str, params: dict, seed: int | None, raw: str |
     )
 
 
-def read_table(path: str | Path, aside=()) -> Dataset:
-    """A CSV (UTF-8, optionally with a byte-order mark or compressed, e.g. ``.csv.gz``) or Parquet file.
+def read_table(path: str | Path, aside=(), selection: dict | None = None, spec: str | None = None,
+               missing: bool = False) -> Dataset:
+    """A data file (CSV, optionally compressed, e.g. ``.csv.gz``; Parquet; SPSS, Stata, SAS: see
+    :mod:`mabench.data.formats`) as a data set of its variables, every other column kept as read.
 
-    A data set read from a file is named by its file name (``mine.csv``), so it can never be
-    mistaken for a catalog or generated data set; a Parquet file written by ``mabench prepare``
-    keeps the name, parameters and seed recorded in it. Columns named in ``aside`` that are not
-    numeric (e.g. a text stratum) are kept in ``Dataset.aside`` instead of being refused.
+    The variables are the columns ``selection`` keeps (``{"columns": "a+b"}`` or ``{"drop": "c"}``,
+    names or 1-based positions in the file's order), each required to be numeric, or by default every
+    numeric column (:func:`mabench.data.columns.variables`). Every other column (identifiers, text
+    strata, weights) is kept in ``Dataset.aside`` for strata and weights to name, and the whole table
+    in ``Dataset.source`` so a masked file is the input with only the variables replaced. A data set
+    read from a file is named by its file name (``mine.csv``), so it can never be mistaken for a
+    catalog or generated data set; a Parquet file written by ``mabench prepare`` keeps the name,
+    parameters and seed recorded in it. ``missing``: True lets NaN through (``missing=available``).
     """
+    from mabench.data import columns as kinds
+
     given = str(path)
     path = Path(path)
+    spec = spec or str(path)
     frame, meta = read_frame(path)
     order = [str(c) for c in frame.columns]
-    kept = {str(c): frame[c].to_numpy() for c in frame.columns
-            if str(c) in aside and not (pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))}
-    if kept:
-        frame = frame.drop(columns=[c for c in frame.columns if str(c) in kept])
+    if frame.shape[0] == 0:
+        raise UserError(f"{path}: no data (need at least one row and one numeric column)")
+    if selection:
+        (how, text), = selection.items()
+        named = _selected(order, how, text, spec)
+        picked = named if how == "columns" else [c for c in order if c not in named
+                                                 and kinds.kind(frame[c]) == kinds.NUMBER]
+        for c in picked:
+            if kinds.kind(frame[c]) != kinds.NUMBER:
+                kinds.refuse_not_numeric(c, frame[c], str(path),
+                                         "leave it out of the columns to aggregate (it is passed through unchanged)")
+    elif isinstance(meta.get("variables"), list) and set(meta["variables"]) <= set(order):
+        picked = list(meta["variables"])  # a file prepared by `mabench prepare` (the workflow)
+    else:
+        picked = kinds.variables(frame, str(path), aside)
+    if not picked:
+        flags = [c for c in order if kinds.kind(frame[c]) == kinds.TRUE_FALSE]
+        if flags:
+            kinds.refuse_not_numeric(flags[0], frame[flags[0]], str(path), "give a numeric column to aggregate")
+        raise UserError(f"{path}: no numeric column to aggregate; name the variables with --columns a,b,c")
     # a file named like a catalog or generated data set (./tarragona) keeps its path in the name
     name = path.name if path.name not in names() else (given if "/" in given else f"./{given}")
-    ds = _from_frame(frame, name=name, provenance={"path": str(path)}, where=str(path))
-    if meta.get("name") and _same_content(meta, ds):  # a prepared file is its data set while its rows are
+    ds = _from_frame(frame[picked], name=name, provenance={"path": str(path)}, where=str(path),
+                     missing=missing)
+    if meta.get("name") and not selection and _same_content(meta, ds):  # a prepared file is its data set
         ds = Dataset(meta["name"], ds.values, ds.columns, dict(meta.get("params") or {}), meta.get("seed"),
                      dict(meta.get("provenance") or {"path": str(path)}))
+    if selection:
+        ds.params = {**ds.params, **selection}
+    kept = {c: frame[c].to_numpy() for c in order if c not in picked}
     if kept:
         ds.aside, ds.order = kept, order
+    ds.source = frame
+    ds.labels = meta.get("labels")
     return ds
+
+
+def _selected(order: list[str], how: str, text: str, spec: str) -> list[str]:
+    """The columns ``columns=``/``drop=`` names: names or 1-based positions joined with ``+``."""
+    picked = []
+    for item in text.split("+"):
+        item = item.strip()
+        if item in order:
+            picked.append(item)
+        elif item.isdigit() and 1 <= int(item) <= len(order):
+            picked.append(order[int(item) - 1])
+        else:
+            raise UserError(
+                f"data set {spec!r}: {how}={text!r} names no column {item!r}; use column names or "
+                f"1-based positions 1..{len(order)} joined with '+' (columns: {', '.join(order[:20])}"
+                f"{', ...' if len(order) > 20 else ''})")
+    if len(set(picked)) != len(picked):
+        raise UserError(f"data set {spec!r}: {how}={text!r} names a column twice")
+    return picked
 
 
 def read_frame(path: str | Path) -> tuple[pd.DataFrame, dict]:
@@ -244,6 +333,9 @@ def read_frame(path: str | Path) -> tuple[pd.DataFrame, dict]:
     meta = {}
     if path.name.lower().endswith(PARQUET_SUFFIXES):
         frame, header, meta = _read_parquet(path)
+    elif formats.is_statistical(path):
+        frame, labels = formats.read(path)
+        header, meta = [str(c) for c in frame.columns], {"labels": labels}
     else:
         frame, header = _read_csv(path)
     if len(header) > 1 and not header[-1].strip() and frame.iloc[:, -1].isna().all():
@@ -361,7 +453,10 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _from_frame(frame: pd.DataFrame, *, name: str, params=None, seed=None, provenance=None, where=None) -> Dataset:
+def _from_frame(frame: pd.DataFrame, *, name: str, params=None, seed=None, provenance=None, where=None,
+                missing: bool = False) -> Dataset:
+    from mabench.data import columns as kinds
+
     where = where or name
     if frame.shape[1] == 0 or frame.shape[0] == 0:
         raise UserError(f"{where}: no data (need at least one row and one numeric column)")
@@ -369,27 +464,24 @@ def _from_frame(frame: pd.DataFrame, *, name: str, params=None, seed=None, prove
     values = np.empty(frame.shape, dtype=np.float64)
     for j, col in enumerate(columns):
         series = frame.iloc[:, j]
-        if pd.api.types.is_bool_dtype(series):
-            raise UserError(f"{where}: column {col!r} is true/false, not numeric; convert it to 0/1 or remove it")
-        if not pd.api.types.is_numeric_dtype(series):
-            # Numbers pandas leaves as text (integers beyond 64 bits, decimals): accepted if all convert.
-            converted = pd.to_numeric(series, errors="coerce")
-            bad = converted.isna() & series.notna()
-            if bad.any() or pd.api.types.is_bool_dtype(converted):
-                row = int(np.flatnonzero(bad.to_numpy())[0]) if bad.any() else 0
-                raise UserError(f"{where}: column {col!r} is not numeric (row {row + 1}: {str(series.iloc[row])[:40]!r}); "
-                                "remove it or convert it to numbers")
-            series = converted
-        with np.errstate(all="ignore"):
-            values[:, j] = series.astype("float64").to_numpy(dtype=np.float64, na_value=np.nan)
-    check_values(values, columns, where)
+        # Numbers pandas leaves as text (integers beyond 64 bits, decimals): accepted if all convert.
+        if kinds.kind(series) != kinds.NUMBER:
+            kinds.refuse_not_numeric(col, series, where, "remove it or convert it to numbers")
+        values[:, j] = kinds.numbers(series)
+    check_values(values, columns, where, missing)
     return Dataset(name, np.ascontiguousarray(values), columns, dict(params or {}), seed, dict(provenance or {}))
 
 
-def check_values(values: np.ndarray, columns: list[str], where: str) -> None:
-    """Complete finite data that can be standardized (the spread check is :func:`standardize.check_spread`)."""
+def check_values(values: np.ndarray, columns: list[str], where: str, missing: bool = False) -> None:
+    """Complete finite data that can be standardized (the spread check is :func:`standardize.check_spread`);
+    ``missing``: NaN allowed (``missing=available``), infinities never."""
     from mabench.data.standardize import check_spread
 
+    if missing:
+        from mabench.data.missing import check_observed
+
+        check_observed(values, columns, where)
+        return
     bad = ~np.isfinite(values)
     if bad.any():
         row, col = np.argwhere(bad)[0]

@@ -104,6 +104,8 @@ def check_options(options: dict) -> None:
 # any magnitude: tests/cli/test_reliability.py). Every other metric also works in the data's own
 # units, where a square of 1e300 overflows and a square of 1e-300 underflows to 0.
 SCALE_FREE = {"il"}
+# Metrics defined on available cases (missing=available; docs/metrics.md#missing-values).
+AVAILABLE_CASES = {"il"}
 EXTREME = 1e150  # |x| above (or nonzero below 1/EXTREME): its square leaves float64's normal range
 
 
@@ -128,6 +130,11 @@ def evaluate(ctx: EvalContext, names) -> dict[str, float]:
     import warnings
 
     check_options(ctx.options)
+    if ctx.observed is not None:
+        other = [name for name in names if name not in AVAILABLE_CASES]
+        if other:
+            raise UserError(f"metric {other[0]} is not defined on data with missing values yet; on available "
+                            f"cases mabench computes: {', '.join(sorted(AVAILABLE_CASES))}")
     raw = [name for name in names if name not in SCALE_FREE]
     if raw:
         problem = _magnitude_problem(ctx.original)

@@ -31,6 +31,9 @@ class EvalContext:
     # Built by per_variable_context(); then every record is its own published point (labels =
     # 0..n-1) and the masked values are the column-wise group means.
     column_labels: np.ndarray | None = None
+    # missing=available: (n, d) True where the original value is observed; the metrics are then
+    # computed on the available cases (docs/metrics.md#missing-values), NaN in original and z.
+    observed: np.ndarray | None = None
 
     @functools.cached_property
     def n_groups(self) -> int:
@@ -74,7 +77,7 @@ def column_means(x: np.ndarray, column_labels: np.ndarray) -> np.ndarray:
 
 
 def per_variable_context(original: np.ndarray, z: np.ndarray, column_labels: np.ndarray, columns, dataset="",
-                         options=None, rerun=None) -> EvalContext:
+                         options=None, rerun=None, published: np.ndarray | None = None) -> EvalContext:
     """The evaluation context of a per-variable partition.
 
     The masked file is exact (each value its group's mean in its own variable's partition). Every
@@ -87,6 +90,9 @@ def per_variable_context(original: np.ndarray, z: np.ndarray, column_labels: np.
     column_labels = np.ascontiguousarray(column_labels, dtype=np.int64)
     ctx = EvalContext(original, z, np.arange(n, dtype=np.int64), columns, dataset, dict(options or {}), rerun,
                       column_labels=column_labels)
+    if published is not None:  # (n, d) values other than the column means (measure, weights): one "group" per record
+        ctx.published = np.ascontiguousarray(published, dtype=np.float64)
+        return ctx
     masked_z = np.ascontiguousarray(column_means(z, column_labels))
     ctx.__dict__["masked"] = np.ascontiguousarray(column_means(original, column_labels))
     ctx.__dict__["centroids_z"] = masked_z

@@ -31,11 +31,28 @@ def _sse(x: np.ndarray, ctx: EvalContext) -> float:
 
 @metric("il", doc="information loss, 100·SSE/SST on z-scores (%)", warm=warm_groups)
 def il(ctx: EvalContext) -> float:
+    if ctx.observed is not None:
+        return il_available(ctx)
     z = ctx.z
     total = sst(z)
     if ctx.published is not None:
         return 100.0 * published_sse(z, ctx.masked_z) / total
     return 100.0 * min(1.0, _sse(z, ctx) / total)
+
+
+def il_available(ctx: EvalContext) -> float:
+    """IL on available cases: the sums of squares of SSE and SST taken over the observed cells only,
+    the published values standardized with the observed values' mean and sd (docs/metrics.md#missing-values)."""
+    seen = ctx.observed
+    x = ctx.original
+    z = np.where(seen, ctx.z, 0.0)
+    masked = np.asarray(ctx.published, dtype=np.float64)[ctx.labels]
+    mz = np.zeros_like(z)
+    for j in range(x.shape[1]):
+        obs = x[seen[:, j], j]
+        mz[:, j] = np.where(seen[:, j], (masked[:, j] - obs.mean()) / obs.std(), 0.0)
+    diff = z - mz
+    return 100.0 * float(np.einsum("ij,ij->", diff, diff)) / float(np.einsum("ij,ij->", z, z))
 
 
 def published_sse(x: np.ndarray, masked: np.ndarray) -> float:

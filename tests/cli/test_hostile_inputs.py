@@ -253,7 +253,8 @@ def test_hostile_parquet_keeps_the_contract(table, algorithm, k, as_bool):
         record = check_contract(o, outs, {"in.parquet"}, k=k)
         if record is not None:
             assert len(set(names)) == len(names) and all(x.strip() for x in names), names
-            assert record["n"] == n and record["d"] == d and not as_bool
+            # columns that are not numbers (true/false, text) are passed through, not aggregated
+            assert record["n"] == n and 1 <= record["d"] <= d - as_bool
 
 
 LABELS = st.one_of(

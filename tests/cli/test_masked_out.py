@@ -54,7 +54,7 @@ def test_masked_out_refusals(tmp_path):
     assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--masked-out", str(path)),
                       "is the same file as data", "would replace your input")
     assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--masked-out", str(tmp_path / "m.txt")),
-                      "must end in .csv or .parquet")
+                      "must end in .csv, .parquet, .sav, .zsav, .dta")
     assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--out", str(tmp_path / "m.csv"),
                               "--masked-out", str(tmp_path / "m.csv")), "is given for two outputs")
     # a failing run leaves no file behind
@@ -113,8 +113,8 @@ def test_require_extra_names_the_workflow_extra(monkeypatch):
 
 
 def test_text_strata_column_in_a_file(tmp_path):
-    """A file's text column can define the strata (kept aside, written back in its place); any other
-    text column is still refused as before."""
+    """A file's text column can define the strata (kept aside, written back in its place); without
+    strata it is passed through unchanged, like every column that is not a variable."""
     _, frame = _data(tmp_path)
     frame = frame.assign(region=np.where(frame.region == 0, "north", "south"))[["a", "region", "b", "w"]]
     path = tmp_path / "t.csv"
@@ -127,4 +127,12 @@ def test_text_strata_column_in_a_file(tmp_path):
     assert written["region"].equals(frame["region"])
     api = mabench.microaggregate(frame, k=3, strata="region", columns=["a", "b", "w"])
     np.testing.assert_array_equal(written[["a", "b", "w"]].to_numpy(), api.masked[["a", "b", "w"]].to_numpy())
-    assert_user_error(run_cli("run", "mdav", str(path), "-k", "3"), "column 'region' is not numeric")
+    plain = tmp_path / "p.csv"
+    proc = run_cli("run", "mdav", str(path), "-k", "3", "--masked-out", str(plain))
+    assert proc.returncode == 0, proc.stderr
+    written = pd.read_csv(plain)
+    assert written["region"].equals(frame["region"])
+    api = mabench.microaggregate(frame, k=3)
+    np.testing.assert_array_equal(written[["a", "b", "w"]].to_numpy(), api.masked[["a", "b", "w"]].to_numpy())
+    assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--columns", "a,region"),
+                      "column 'region' is not numeric (row 1: 'north')")

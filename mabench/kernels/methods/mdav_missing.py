@@ -1,0 +1,140 @@
+"""MDAV-generic on data with missing values (``missing=available``): every record is grouped, each
+distance taken over the attributes both points observe.
+
+The distance is MDAV's squared Euclidean distance on z-scores, computed over the m attributes
+observed in both points and scaled by d/m, as R's ``dist()`` does with NA ("the sum is scaled up
+proportionally to the number of columns used"): with complete data it is the plain distance bit for
+bit (the scale is exactly 1), so the partition is MDAV's. A pair with no attribute in common has no
+distance: it is never anyone's nearest record while one with a distance is alive, and never the
+farthest. The centroid of the remaining records is each attribute's mean over its observed values.
+The rest is MDAV-generic (Domingo-Ferrer & Torra 2005, seed file of ``algorithms/mdav.py``): pairs of
+groups while 3k or more records remain, then one group of k around the farthest record if 2k or more
+remain, then the rest; ties go to the lowest record index. O(n²·d/k) time, O(n·d) memory.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+NO_DISTANCE = np.inf
+
+
+@njit(cache=True, nogil=True)
+def _distances_to(Z, seen, alive, p, p_seen, out):
+    """Scaled available-case squared distances of every alive record to point ``p`` (inf: none in common)."""
+    n, d = Z.shape
+    for i in range(n):
+        if not alive[i]:
+            continue
+        s = 0.0
+        m = 0
+        for j in range(d):
+            if seen[i, j] and p_seen[j]:
+                t = Z[i, j] - p[j]
+                s += t * t
+                m += 1
+        out[i] = NO_DISTANCE if m == 0 else (s if m == d else s * (d / m))
+
+
+@njit(cache=True, nogil=True)
+def _farthest(dist, alive):
+    """Alive record with the largest finite distance (lowest index on ties); -1 if none is finite."""
+    best, at = -1.0, -1
+    for i in range(dist.size):
+        if alive[i] and dist[i] != NO_DISTANCE and dist[i] > best:
+            best, at = dist[i], i
+    if at < 0:
+        for i in range(dist.size):
+            if alive[i]:
+                return i
+    return at
+
+
+@njit(cache=True, nogil=True)
+def _take(dist, alive, seed, k, labels, g, top_d, top_i):
+    """Group ``seed`` with its k-1 nearest alive records (ties: lowest index); returns the group size."""
+    alive[seed] = False
+    labels[seed] = g
+    filled = 0
+    for i in range(dist.size if k > 1 else 0):
+        if not alive[i]:
+            continue
+        v = dist[i]
+        if filled == k - 1 and v >= top_d[filled - 1]:
+            continue
+        pos = filled if filled < k - 1 else k - 2
+        while pos > 0 and top_d[pos - 1] > v:
+            if pos < k - 1:
+                top_d[pos], top_i[pos] = top_d[pos - 1], top_i[pos - 1]
+            pos -= 1
+        top_d[pos], top_i[pos] = v, i
+        if filled < k - 1:
+            filled += 1
+    for t in range(filled):
+        alive[top_i[t]] = False
+        labels[top_i[t]] = g
+    return filled + 1
+
+
+@njit(cache=True, nogil=True)
+def _centroid(Z, seen, alive, c, c_seen):
+    n, d = Z.shape
+    for j in range(d):
+        s, m = 0.0, 0
+        for i in range(n):
+            if alive[i] and seen[i, j]:
+                s += Z[i, j]
+                m += 1
+        c_seen[j] = m > 0
+        c[j] = s / m if m > 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def mdav_missing_labels(Z, seen, k):
+    """Labels 0..g-1 of MDAV-generic with available-case distances; ``seen[i, j]``: Z[i, j] observed."""
+    n, d = Z.shape
+    labels = np.full(n, -1, dtype=np.int64)
+    alive = np.ones(n, dtype=np.bool_)
+    dist = np.empty(n)
+    dist_r = np.empty(n)
+    c = np.empty(d)
+    c_seen = np.empty(d, dtype=np.bool_)
+    p = np.empty(d)
+    p_seen = np.empty(d, dtype=np.bool_)
+    top_d = np.empty(max(k - 1, 1))
+    top_i = np.empty(max(k - 1, 1), dtype=np.int64)
+    left = n
+    g = 0
+    while left >= 3 * k:
+        _centroid(Z, seen, alive, c, c_seen)
+        _distances_to(Z, seen, alive, c, c_seen, dist)
+        r = _farthest(dist, alive)
+        for j in range(d):
+            p[j], p_seen[j] = Z[r, j], seen[r, j]
+        _distances_to(Z, seen, alive, p, p_seen, dist_r)
+        s = _farthest(dist_r, alive)
+        left -= _take(dist_r, alive, r, k, labels, g, top_d, top_i)
+        g += 1
+        if not alive[s]:
+            s = _farthest(dist_r, alive)
+        for j in range(d):
+            p[j], p_seen[j] = Z[s, j], seen[s, j]
+        _distances_to(Z, seen, alive, p, p_seen, dist)
+        left -= _take(dist, alive, s, k, labels, g, top_d, top_i)
+        g += 1
+    if left >= 2 * k:
+        _centroid(Z, seen, alive, c, c_seen)
+        _distances_to(Z, seen, alive, c, c_seen, dist)
+        r = _farthest(dist, alive)
+        for j in range(d):
+            p[j], p_seen[j] = Z[r, j], seen[r, j]
+        _distances_to(Z, seen, alive, p, p_seen, dist_r)
+        left -= _take(dist_r, alive, r, k, labels, g, top_d, top_i)
+        g += 1
+    if left > 0:
+        for i in range(n):
+            if alive[i]:
+                labels[i] = g
+        g += 1
+    return labels
