@@ -12,7 +12,7 @@ ORIGINAL (unscaled) values — princomp reads ``$cov``, not ``$cor`` — and cut
 Scaling: time O(n·d²) per FastMCD iteration (subsets and C-steps), then O(n log n); memory O(n·d + d²).
 """
 
-from mabench.kernels import sdcmicro as S
+from mabench.kernels.methods import sdcmicro as S
 from mabench.plugin import Algorithm, linear_bytes
 
 
@@ -32,7 +32,7 @@ ALGORITHM = Algorithm(
     max_group_size=lambda k, params: 2 * k - 1,
     deterministic=False,
     uses_raw=True,
-    notes="MCD: mabench's BLAS-free reweighted FastMCD (mabench/kernels/mcd.py, h = ceil((n+d+1)/2)), random "
+    notes="MCD: mabench's BLAS-free reweighted FastMCD (mabench/kernels/methods/mcd.py, h = ceil((n+d+1)/2)), random "
           "starts from the cell seed; "
           "sdcMicro uses MASS::cov.mcd (a different random search and no reweighting), so the direction and "
           "hence the partition can differ slightly. Covariance of the original values, as sdcMicro. "

@@ -13,7 +13,7 @@ its k - 1 nearest remaining records (Euclidean) form a group. The rest is the la
 Scaling: time O(n·d²) for the MCD, then O(n²·d/k) (the seed's k − 1 nearest by passes); memory O(n·d + d²).
 """
 
-from mabench.kernels import sdcmicro as S
+from mabench.kernels.methods import sdcmicro as S
 from mabench.plugin import Algorithm, linear_bytes
 
 
@@ -35,7 +35,7 @@ ALGORITHM = Algorithm(
     max_group_size=lambda k, params: 2 * k - 1,
     deterministic=False,
     uses_raw=True,
-    notes="MCD: mabench's BLAS-free reweighted FastMCD (mabench/kernels/mcd.py, h = ceil((n+d+1)/2)), random "
+    notes="MCD: mabench's BLAS-free reweighted FastMCD (mabench/kernels/methods/mcd.py, h = ceil((n+d+1)/2)), random "
           "starts from the cell seed (sdcMicro: robustbase::covMcd, same estimator, its own random subsets). The robust distances are "
           "computed once and never updated (as sdcMicro). Seed: largest distance, first index on ties; group: "
           "the seed and its k-1 nearest remaining (Euclidean on z-scores with the sample sd), lower index on "

@@ -55,9 +55,9 @@ def test_a_process_that_imports_mabench_first_runs_the_pinned_kernel():
 
 
 def test_rmd_gives_the_regression_baselines_partition_here():
-    """The baseline's IL (config/regress/baseline.csv). rmd's MCD calls no BLAS (mabench/kernels/mcd.py),
-    so every kernel gives it; with scikit-learn's MinCovDet OpenBLAS's AVX-512 kernels gave 15.943 and
-    the Haswell ones 15.408 (docs/regression.md)."""
+    """The baseline's IL (registry/regress/baseline.csv). rmd's MCD calls no BLAS
+    (mabench/kernels/methods/mcd.py), so every kernel gives it; with scikit-learn's MinCovDet OpenBLAS's
+    AVX-512 kernels gave 15.943 and the Haswell ones 15.408 (docs/regression.md)."""
     proc = subprocess.run([sys.executable, "-m", "mabench.cli", "run", "rmd", "census", "-k", "10", "--seed", "0"],
                           env=_env(), capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr

@@ -1,4 +1,4 @@
-"""mabench's own FastMCD (mabench/kernels/mcd.py): its deterministic parts against the plain-NumPy
+"""mabench's own FastMCD (mabench/kernels/methods/mcd.py): its deterministic parts against the plain-NumPy
 oracle (tests/oracles/mcd.py), the whole estimator against scikit-learn's MinCovDet and against
 robustbase's covMcd (committed fixtures, tests/fixtures/mcd/), its degenerate cases, and the same
 bytes under two BLAS kernels and two thread counts."""
@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mabench.kernels import mcd
+from mabench.kernels.methods import mcd
 from oracles import mcd as oracle
-from support import ROOT
+from support import FIXTURES as ALL_FIXTURES, ROOT
 
-FIXTURES = ROOT / "tests" / "fixtures" / "mcd"
+FIXTURES = ALL_FIXTURES / "mcd"
 
 
 def contaminated(n, p, seed, share=0.15, shift=10.0):
@@ -238,7 +238,7 @@ def test_bad_tables_are_one_line_user_errors():
 _CHILD = """
 import hashlib, sys
 import numpy as np
-from mabench.kernels import mcd
+from mabench.kernels.methods import mcd
 rng = np.random.default_rng(3)
 Z = rng.standard_normal((2500, 4))
 X = np.column_stack([Z[:, 0], Z[:, 0] + Z[:, 1], Z[:, 2] - 0.5 * Z[:, 1], Z[:, 3]])  # no matrix product: no BLAS

@@ -20,7 +20,8 @@ from mabench import discovery, partition
 from mabench.bench.runner import call_run
 from mabench.data.standardize import zscore
 from mabench.errors import UserError
-from mabench.kernels import group_means, mcd
+from mabench.kernels import group_means
+from mabench.kernels.methods import mcd
 from mabench.metrics import column_means
 from oracles import sdcmicro as oracle
 from support import FIXTURES
@@ -175,7 +176,7 @@ def test_rmd_equals_the_reference_given_the_same_mcd():
 
 
 def test_rmd_tree_and_passes_give_the_same_partition():
-    from mabench.kernels.sdcmicro import rmd_labels, rmd_labels_tree
+    from mabench.kernels.methods.sdcmicro import rmd_labels, rmd_labels_tree
 
     rng = np.random.default_rng(4)
     for n, d, k in [(3000, 3, 3), (2000, 2, 5), (1500, 4, 10)]:
@@ -227,7 +228,7 @@ def test_every_method_gives_valid_groups_on_tied_and_skewed_data():
 
 
 def test_cut_matches_indexmicro_and_refuses_nothing_between_k_and_2k():
-    from mabench.kernels.sdcmicro import chunk_labels
+    from mabench.kernels.methods.sdcmicro import chunk_labels
 
     for n in range(3, 40):
         for k in (1, 2, 3, 5):

@@ -2,7 +2,7 @@
 one C-step from a given h-subset, the consistency factor, the reweighting step, the univariate MCD.
 
 Written from the paper and robustbase's covMcd (docs/algorithms/sdcmicro.md, "The MCD kernel"), not
-from mabench/kernels/mcd.py: LAPACK's inverse and determinant, scipy's chi-square, sorting for the h
+from mabench/kernels/methods/mcd.py: LAPACK's inverse and determinant, scipy's chi-square, sorting for the h
 smallest, brute force over the windows. Arithmetic differs from the kernel, so comparisons are to a
 tolerance, except the subsets (which records), which must be equal.
 """
