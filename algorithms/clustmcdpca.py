@@ -17,7 +17,7 @@ from mabench.plugin import Algorithm, linear_bytes
 
 
 def run(Z, k, params, rng, raw=None):
-    return S.cluster_order(S.values(Z, raw), k, params, rng, "clustmcdpca", lambda rows: S.mcdpca_scores(rows, rng, "clustmcdpca"))
+    return S.cluster_order(S.values(Z, raw), k, params, rng, "clustmcdpca", lambda rows: S.mcdpca_scores(rows, rng))
 
 
 ALGORITHM = Algorithm(
@@ -33,6 +33,6 @@ ALGORITHM = Algorithm(
     deterministic=False,
     uses_raw=True,
     notes="Clustering as in influence (original values; clara/pam/kmeans; clusters numbered by first record). "
-          "Per cluster: MCD (scikit-learn MinCovDet, seeded from the cell) covariance of the original values, "
+          "Per cluster: MCD (mabench's BLAS-free FastMCD, seeded from the cell) covariance of the original values, "
           "first loading >= 0 (sdcMicro: MASS::cov.mcd). Fewer records than variables: sorted by variable 1 (sdcMicro's varsort).",
 )

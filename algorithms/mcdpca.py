@@ -18,7 +18,7 @@ from mabench.plugin import Algorithm, linear_bytes
 
 def run(Z, k, params, rng, raw=None):
     X = S.values(Z, raw)
-    return S.chunk_labels(S.stable_order(S.mcdpca_scores(X, rng, "mcdpca")), k)
+    return S.chunk_labels(S.stable_order(S.mcdpca_scores(X, rng)), k)
 
 
 ALGORITHM = Algorithm(
@@ -32,7 +32,8 @@ ALGORITHM = Algorithm(
     max_group_size=lambda k, params: 2 * k - 1,
     deterministic=False,
     uses_raw=True,
-    notes="MCD: scikit-learn MinCovDet (FastMCD, reweighted, h = (n+d+1)/2), random state from the cell seed; "
+    notes="MCD: mabench's BLAS-free reweighted FastMCD (mabench/kernels/methods/mcd.py, h = ceil((n+d+1)/2)), random "
+          "starts from the cell seed; "
           "sdcMicro uses MASS::cov.mcd (a different random search and no reweighting), so the direction and "
           "hence the partition can differ slightly. Covariance of the original values, as sdcMicro. "
           "Sign: first loading >= 0.",

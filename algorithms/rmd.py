@@ -19,9 +19,9 @@ from mabench.plugin import Algorithm, linear_bytes
 
 def run(Z, k, params, rng, raw=None):
     Y = S.sample_standardized(raw, Z)
-    fit = S.mcd_fit(Y, rng, "rmd")
+    fit = S.mcd_fit(Y, rng)
     md = fit.mahalanobis(Y)
-    return S.rmd_labels(Y, md.astype("float64"), k)
+    return S.rmd_partition(Y, md, k)
 
 
 ALGORITHM = Algorithm(
@@ -35,8 +35,8 @@ ALGORITHM = Algorithm(
     max_group_size=lambda k, params: 2 * k - 1,
     deterministic=False,
     uses_raw=True,
-    notes="MCD: scikit-learn MinCovDet (reweighted FastMCD, h = (n+d+1)/2), random state from the cell seed "
-          "(sdcMicro: robustbase::covMcd, same estimator, its own random subsets). The robust distances are "
+    notes="MCD: mabench's BLAS-free reweighted FastMCD (mabench/kernels/methods/mcd.py, h = ceil((n+d+1)/2)), random "
+          "starts from the cell seed (sdcMicro: robustbase::covMcd, same estimator, its own random subsets). The robust distances are "
           "computed once and never updated (as sdcMicro). Seed: largest distance, first index on ties; group: "
           "the seed and its k-1 nearest remaining (Euclidean on z-scores with the sample sd), lower index on "
           "ties; floor(n/k)-1 such groups, the rest (k..2k-1) is the last group.",

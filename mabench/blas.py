@@ -2,10 +2,11 @@
 depend on the processor.
 
 OpenBLAS (inside numpy's and scipy's wheels) chooses its kernels for the processor it finds, and
-kernels for different instruction sets round differently. Most methods never call BLAS. The robust
-covariance (scikit-learn's ``MinCovDet``, in rmd, mcdpca and clustmcdpca) and the clusterings do, and
-MCD's concentration steps turn a last-bit difference into another h-subset and so another partition.
-docs/regression.md gives the cells that moved between two machines.
+kernels for different instruction sets round differently. Most methods never call BLAS; the
+eigenvectors of pca and the clusterings do. The robust covariance of rmd, mcdpca and clustmcdpca used
+to (scikit-learn's ``MinCovDet``: its concentration steps turned a last-bit difference into another
+h-subset and so another partition; docs/regression.md gives the cells that moved between two
+machines) and is now mabench's own BLAS-free kernel (mabench/kernels/methods/mcd.py).
 
 OpenBLAS reads ``OPENBLAS_CORETYPE`` once, when it is loaded, so :func:`pin` has to run before numpy
 is imported. ``mabench/__init__.py`` calls it: that covers the ``mabench`` command, every workflow

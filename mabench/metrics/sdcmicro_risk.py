@@ -32,12 +32,12 @@ CHUNK = 1024  # rows of the nearest-neighbour search at a time (bounded memory: 
 def robust_covariance(z: np.ndarray, seed: int = 0) -> np.ndarray:
     """The MCD covariance of standardized data, the estimator sdcMicro calls (robustbase ``covMcd``:
     reweighted MCD, consistency-corrected). mabench's MCD (``mabench.kernels.methods.sdcmicro.mcd_fit``:
-    scikit-learn's reweighted FastMCD, h = (n + d + 1)/2) stands in for it; the random starts differ
+    mabench's own BLAS-free reweighted FastMCD with robustbase's constants, mabench/kernels/methods/mcd.py) stands in for it; the random starts differ
     from robustbase's, so on data with an unstable h-subset the covariance (and the risk flags near
     the interval bounds) can differ (docs/metrics.md#rmd_risk1 states the tolerance)."""
     from mabench.kernels.methods.sdcmicro import mcd_fit
 
-    return np.asarray(mcd_fit(z, np.random.default_rng(seed), "rmd_risk").covariance_, dtype=np.float64)
+    return np.asarray(mcd_fit(z, np.random.default_rng(seed)).covariance, dtype=np.float64)
 
 
 def rmd_index(z: np.ndarray, cov: np.ndarray) -> np.ndarray:

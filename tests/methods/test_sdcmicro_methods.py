@@ -21,6 +21,7 @@ from mabench.bench.runner import call_run
 from mabench.data.standardize import zscore
 from mabench.errors import UserError
 from mabench.kernels import group_means
+from mabench.kernels.methods import mcd
 from mabench.metrics import column_means
 from oracles import sdcmicro as oracle
 from support import FIXTURES
@@ -161,25 +162,36 @@ def _mcd_seed(seed=0):
     return int(np.random.default_rng(seed).integers(0, 2**31 - 1))
 
 
-def test_rmd_equals_the_reference_given_the_same_mcd():
-    from sklearn.covariance import MinCovDet
+def _mcd(x, seed=0):
+    """The MCD the methods draw: the kernel (tests/methods/test_mcd.py checks it) with the cell's seed."""
+    return mcd.fit(x, _mcd_seed(seed))
 
+
+def test_rmd_equals_the_reference_given_the_same_mcd():
     for x in list(random_sets())[1:]:
         y = (x - x.mean(axis=0)) / x.std(axis=0, ddof=1)
-        md = MinCovDet(random_state=_mcd_seed()).fit(y).mahalanobis(y)
+        md = _mcd(y).mahalanobis(y)
         for k in (2, 3, 5):
             np.testing.assert_allclose(masked_of("rmd", x, k), oracle.rmd(x, k, md), rtol=1e-12)
 
 
-def test_mcdpca_equals_the_reference_given_the_same_mcd():
-    from sklearn.covariance import MinCovDet
+def test_rmd_tree_and_passes_give_the_same_partition():
+    from mabench.kernels.methods.sdcmicro import rmd_labels, rmd_labels_tree
 
+    rng = np.random.default_rng(4)
+    for n, d, k in [(3000, 3, 3), (2000, 2, 5), (1500, 4, 10)]:
+        Y = np.round(rng.standard_normal((n, d)), 1)  # ties in distances and in md
+        md = np.round(np.sum(Y * Y, axis=1), 0)
+        assert (rmd_labels_tree(Y, md, k) == rmd_labels(Y, md, k)).all()
+
+
+def test_mcdpca_equals_the_reference_given_the_same_mcd():
     for x in list(random_sets())[1:]:
-        fit = MinCovDet(random_state=_mcd_seed()).fit(x)
-        values, vectors = np.linalg.eig(fit.covariance_)
+        fit = _mcd(x)
+        values, vectors = np.linalg.eig(fit.covariance)
         v = np.real(vectors[:, int(np.argmax(values))])
         v = v if v[0] >= 0 else -v
-        order = oracle.ascending(list((x - fit.location_) @ v))
+        order = oracle.ascending(list((x - fit.location) @ v))
         for k in (3, 5):
             np.testing.assert_allclose(masked_of("mcdpca", x, k), oracle.masked_from_order(x, order, k), rtol=1e-12)
 
@@ -244,5 +256,8 @@ def test_missing_extra_is_one_clear_error(monkeypatch):
     import importlib
 
     monkeypatch.setattr(importlib, "import_module", lambda name, *a: blocked(name))
+    x = np.random.default_rng(0).standard_normal((30, 3))
     with pytest.raises(UserError, match=r"pip install 'mabench\[sdcmicro\]'"):
-        labels_of("rmd", np.random.default_rng(0).standard_normal((30, 3)), 3)
+        labels_of("influence", x, 3)
+    for method in ("rmd", "mcdpca"):  # the MCD is mabench's own: no extra needed
+        labels_of(method, x, 3)

@@ -4,9 +4,9 @@ sdcMicro (sdcTools/sdcMicro 5.8.1, ``R/microaggregation.R``) forms most of its g
 put the records in one order (a projection, a variable, clusters one after another) and cut that
 order into consecutive groups of ``aggr`` records, the last group taking the remainder
 (``indexMicro``). This module holds that cut (:func:`chunk_labels`), the orderings, the greedy
-loop of ``rmd`` and the projection-pursuit direction of ``pppca`` (Numba), and thin wrappers around
-the libraries that supply the robust estimator (scikit-learn's MinCovDet) and the clusterings
-(``kmedoids``' PAM, scikit-learn's KMeans). The libraries are imported on first use, so the core
+loop of ``rmd`` and the projection-pursuit direction of ``pppca`` (Numba), the robust estimator's
+entry (mabench's own FastMCD, mabench/kernels/methods/mcd.py) and thin wrappers around the libraries that
+supply the clusterings (``kmedoids``' PAM, scikit-learn's KMeans). The libraries are imported on first use, so the core
 install works without them; a missing one is a one-line :class:`UserError` naming the extra.
 """
 
@@ -16,6 +16,9 @@ import numba
 import numpy as np
 
 from mabench.errors import UserError
+from mabench.kernels.methods import mcd
+from mabench.kernels.spatial.kdtree import kd_delete, kd_nearest_k, kd_remaining, kd_scratch, tree_pays
+from mabench.kernels.spatial.treegroups import REBUILD, TREE_FROM
 from mabench.plugin import Param
 
 EXTRA_HINT = "pip install 'mabench[sdcmicro]'"
@@ -95,29 +98,17 @@ def pca_scores(X: np.ndarray) -> np.ndarray:
     return first_pc_scores(Y, cov, center)
 
 
-def mcd_fit(X: np.ndarray, rng: np.random.Generator, method: str):
-    """Reweighted FastMCD (Rousseeuw & Van Driessen 1999) with h = (n + d + 1)/2, scikit-learn's
-    ``MinCovDet``; its random starts come from the cell seed."""
-    cov_mod = need("sklearn.covariance", method)
-    import warnings
-
-    with warnings.catch_warnings():
-        # Discrete data (Census) often has a singular h-subset; MinCovDet warns and carries on.
-        warnings.simplefilter("ignore", RuntimeWarning)
-        warnings.simplefilter("ignore", UserWarning)
-        try:
-            return cov_mod.MinCovDet(random_state=seed_from(rng)).fit(X)
-        except (ValueError, np.linalg.LinAlgError) as exc:  # a one-record cluster, all records tied
-            raise UserError(f"{method}: the robust covariance (MCD) of {X.shape[0]} x {X.shape[1]} values cannot be "
-                            f"computed ({' '.join(str(exc).split())[:160]}); the data or a cluster are too few or "
-                            "too tied for MCD, use a method without it (e.g. clustpca, pca)") from None
+def mcd_fit(X: np.ndarray, rng: np.random.Generator) -> mcd.MCD:
+    """Reweighted FastMCD (Rousseeuw & Van Driessen 1999) with h = ceil((n + d + 1)/2), mabench's own
+    BLAS-free kernel (mabench/kernels/methods/mcd.py); its random starts come from the cell seed."""
+    return mcd.fit(X, seed_from(rng))
 
 
-def mcdpca_scores(X: np.ndarray, rng: np.random.Generator, method: str) -> np.ndarray:
+def mcdpca_scores(X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """sdcMicro's mcdpca: the first eigenvector of the MCD covariance of the UNSCALED data
     (``princomp(covmat = cov.mcd(x))`` reads ``$cov``), scores of the MCD-centred records."""
-    fit = mcd_fit(X, rng, method)
-    return first_pc_scores(X, fit.covariance_, fit.location_)
+    fit = mcd_fit(X, rng)
+    return mcd.first_component(X, fit.covariance, fit.location)
 
 
 @numba.njit(cache=True)
@@ -191,7 +182,8 @@ def rmd_labels(Y: np.ndarray, md: np.ndarray, k: int) -> np.ndarray:
     """sdcMicro's rmd loop: floor(n/k) - 1 times, the remaining record of largest robust
     Mahalanobis distance (first index on ties) and its k - 1 nearest remaining records (Euclidean
     on ``Y``; the seed itself is at distance 0; ties to the lower index) form a group; the rest
-    (k..2k-1 records) is the last group. ``md`` is computed once, never updated."""
+    (k..2k-1 records) is the last group. ``md`` is computed once, never updated. Distances are
+    compared squared (summed in column order), as :func:`rmd_labels_tree` compares them."""
     n, d = Y.shape
     labels = np.full(n, -1, dtype=np.int64)
     dist = np.empty(n)
@@ -207,7 +199,7 @@ def rmd_labels(Y: np.ndarray, md: np.ndarray, k: int) -> np.ndarray:
                 for c in range(d):
                     diff = Y[i, c] - Y[s, c]
                     acc += diff * diff
-                dist[i] = np.sqrt(acc)
+                dist[i] = acc
         for _ in range(k):
             best = -1
             for i in range(n):
@@ -219,6 +211,58 @@ def rmd_labels(Y: np.ndarray, md: np.ndarray, k: int) -> np.ndarray:
         if labels[i] < 0:
             labels[i] = last
     return labels
+
+
+@numba.njit(cache=True)
+def rmd_labels_tree(Y: np.ndarray, md: np.ndarray, k: int) -> np.ndarray:
+    """:func:`rmd_labels`, the same partition record for record: the seeds in order of decreasing
+    ``md`` (stable: first index on ties), each one's k nearest remaining records (itself included)
+    from a k-d tree by (squared distance, record id) (kdtree.kd_nearest_k: the pass's arithmetic),
+    the tree rebuilt over the remaining records when a quarter of it is gone."""
+    n, d = Y.shape
+    labels = np.full(n, -1, dtype=np.int64)
+    order = np.argsort(-md, kind="mergesort")
+    pos = np.empty(n, dtype=np.int64)
+    T = kd_remaining(Y, labels, np.int64(-1), pos)
+    KS = kd_scratch(T)
+    top_d = np.empty(k)
+    top_i = np.empty(k, dtype=np.int64)
+    p = np.empty(d)
+    rounds = n // k - 1
+    head = 0
+    left = n
+    built = n
+    for g in range(rounds):
+        while labels[order[head]] >= 0:
+            head += 1
+        s = order[head]
+        for c in range(d):
+            p[c] = Y[s, c]
+        cnt = kd_nearest_k(T, p, k, top_d, top_i, KS)
+        rec = T[1]
+        for t in range(cnt):
+            kd_delete(T, top_i[t])
+            labels[rec[top_i[t]]] = g
+        left -= cnt
+        if left < REBUILD * built and g + 1 < rounds:
+            T = kd_remaining(Y, labels, np.int64(-1), pos)
+            KS = kd_scratch(T)
+            built = left
+    last = max(rounds, 0)
+    for i in range(n):
+        if labels[i] < 0:
+            labels[i] = last
+    return labels
+
+
+def rmd_partition(Y: np.ndarray, md: np.ndarray, k: int) -> np.ndarray:
+    """The rmd loop, from the k-d tree where it was measured faster (treegroups.TREE_FROM: the same
+    nearest-remaining question as MDAV's), else by passes; the partition is the same either way."""
+    Y = np.ascontiguousarray(Y, dtype=np.float64)
+    md = np.ascontiguousarray(md, dtype=np.float64)
+    if tree_pays(TREE_FROM, Y.shape[0], Y.shape[1]):
+        return rmd_labels_tree(Y, md, k)
+    return rmd_labels(Y, md, k)
 
 
 def sample_standardized(raw: np.ndarray | None, Z: np.ndarray) -> np.ndarray:

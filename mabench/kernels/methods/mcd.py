@@ -1,0 +1,635 @@
+"""FastMCD without BLAS: the Minimum Covariance Determinant estimator (Rousseeuw & Van Driessen 1999)
+in Numba with sums in a fixed order, so that its result is the same bytes on every machine, at any
+thread count and with any numpy/scipy version (docs/algorithms/sdcmicro.md, "The MCD kernel").
+
+Everything a concentration step needs is here and written out: mean and covariance of a subset
+(sums over the records in index order), a symmetric eigendecomposition (cyclic Jacobi, fixed sweep
+order) for the log-determinant and the (pseudo-)inverse, squared Mahalanobis distances, and the h
+smallest of them (ties to the lower record index). The random starts come from a SplitMix64 stream
+seeded by one integer drawn from the cell's generator, never from numpy's generators, whose streams
+numpy does not promise to keep across versions.
+
+:func:`fit` is the entry point; it returns an :class:`MCD` with the raw and the reweighted estimate.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from mabench.errors import UserError
+
+# R&VD 1999 §3-4 (the numbers robustbase's covMcd uses: nsamp, nmini, kmini).
+TRIALS = 500  # random (p+1)-subsets in all
+SUBSET_SIZE = 300  # records per subset when the data are split (nmini)
+MAX_SUBSETS = 5  # at most this many disjoint subsets (kmini); their union is the merged set
+KEEP = 10  # candidates kept after each stage
+START_STEPS = 2  # C-steps from each random start (and on the merged set)
+FULL_STEPS = 100  # C-steps on the full data at most (k3), up to n·p = 10^5; they stop on no decrease
+FULL_KEEP_UP_TO = 5000  # above this n only the best candidate goes to the full data
+QUANTILE = 0.975  # reweighting: records with corrected distance below chi2_p(0.975) keep weight 1
+
+
+# ----------------------------------------------------------------------------- random numbers
+
+
+@numba.njit(cache=True)
+def _next_u64(state: np.ndarray) -> np.uint64:
+    """SplitMix64 (Steele, Lea & Flood 2014): one 64-bit word; ``state`` is a uint64 array of size 1."""
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@numba.njit(cache=True)
+def _below(state: np.ndarray, m: int) -> int:
+    """An integer in [0, m): 53 random bits as a fraction of 1, times m (bias < m / 2^53)."""
+    u = np.float64(_next_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    return np.int64(u * m)
+
+
+@numba.njit(cache=True)
+def _shuffle_prefix(state: np.ndarray, pool: np.ndarray, count: int) -> None:
+    """Fisher-Yates on the first ``count`` places: ``pool[:count]`` becomes a uniform random sample
+    (in random order) of ``pool``'s values."""
+    m = pool.shape[0]
+    for i in range(count):
+        j = i + _below(state, m - i)
+        t = pool[i]
+        pool[i] = pool[j]
+        pool[j] = t
+
+
+# ----------------------------------------------------------------------------- linear algebra
+
+
+@numba.njit(cache=True)
+def eigh_jacobi(A: np.ndarray, values: np.ndarray, vectors: np.ndarray, work: np.ndarray) -> None:
+    """Eigenvalues and eigenvectors (columns) of the symmetric ``A`` by cyclic Jacobi rotations
+    (Rutishauser's formulation, as Numerical Recipes' ``jacobi``): sweeps over the pairs (i, j),
+    i < j, in row order until every off-diagonal element is 0 or negligible next to both diagonal
+    elements. ``work`` (p, p) is scratch; ``A`` is left as it is. Values are not sorted."""
+    p = A.shape[0]
+    for i in range(p):
+        for j in range(p):
+            work[i, j] = A[i, j]
+            vectors[i, j] = 1.0 if i == j else 0.0
+    for sweep in range(100):
+        off = 0.0
+        for i in range(p - 1):
+            for j in range(i + 1, p):
+                off += abs(work[i, j])
+        if off == 0.0:
+            break
+        for i in range(p - 1):
+            for j in range(i + 1, p):
+                a = work[i, j]
+                if a == 0.0:
+                    continue
+                g = 100.0 * abs(a)
+                if sweep > 3 and abs(work[i, i]) + g == abs(work[i, i]) and abs(work[j, j]) + g == abs(work[j, j]):
+                    work[i, j] = 0.0
+                    work[j, i] = 0.0
+                    continue
+                diff = work[j, j] - work[i, i]
+                if abs(diff) + g == abs(diff):
+                    t = a / diff
+                else:
+                    theta = 0.5 * diff / a
+                    t = 1.0 / (abs(theta) + np.sqrt(1.0 + theta * theta))
+                    if theta < 0.0:
+                        t = -t
+                c = 1.0 / np.sqrt(1.0 + t * t)
+                s = t * c
+                tau = s / (1.0 + c)
+                work[i, i] -= t * a
+                work[j, j] += t * a
+                work[i, j] = 0.0
+                work[j, i] = 0.0
+                for r in range(p):
+                    if r != i and r != j:
+                        gi = work[r, i]
+                        gj = work[r, j]
+                        work[r, i] = gi - s * (gj + gi * tau)
+                        work[i, r] = work[r, i]
+                        work[r, j] = gj + s * (gi - gj * tau)
+                        work[j, r] = work[r, j]
+                for r in range(p):
+                    gi = vectors[r, i]
+                    gj = vectors[r, j]
+                    vectors[r, i] = gi - s * (gj + gi * tau)
+                    vectors[r, j] = gj + s * (gi - gj * tau)
+    for i in range(p):
+        values[i] = work[i, i]
+
+
+@numba.njit(cache=True)
+def inverse_logdet(cov: np.ndarray, precision: np.ndarray, values: np.ndarray, vectors: np.ndarray,
+                   work: np.ndarray) -> float:
+    """log det(cov), and its inverse into ``precision``. Eigenvalues at or below p·eps·(largest) count
+    as 0: the log-determinant is then -inf and ``precision`` the pseudo-inverse (their directions
+    dropped, as scikit-learn's ``pinvh``); a zero matrix gives a zero precision."""
+    p = cov.shape[0]
+    eigh_jacobi(cov, values, vectors, work)
+    top = 0.0
+    for i in range(p):
+        if values[i] > top:
+            top = values[i]
+    cutoff = p * 2.220446049250313e-16 * top
+    logdet = 0.0
+    for i in range(p):
+        if values[i] > cutoff and top > 0.0:
+            logdet += np.log(values[i])
+        else:
+            logdet = -np.inf
+    for a in range(p):
+        for b in range(p):
+            s = 0.0
+            for i in range(p):
+                if values[i] > cutoff and top > 0.0:
+                    s += vectors[a, i] * vectors[b, i] / values[i]
+            precision[a, b] = s
+    return logdet
+
+
+@numba.njit(cache=True)
+def mean_cov(X: np.ndarray, rows: np.ndarray, chosen: np.ndarray, loc: np.ndarray, cov: np.ndarray) -> None:
+    """Mean and covariance (divided by the count, as scikit-learn's) of the records ``rows[i]`` with
+    ``chosen[i]``, summed in the order of ``rows``."""
+    p = X.shape[1]
+    m = 0
+    for c in range(p):
+        loc[c] = 0.0
+    for i in range(rows.shape[0]):
+        if chosen[i]:
+            m += 1
+            for c in range(p):
+                loc[c] += X[rows[i], c]
+    for c in range(p):
+        loc[c] /= m
+    for a in range(p):
+        for b in range(p):
+            cov[a, b] = 0.0
+    for i in range(rows.shape[0]):
+        if chosen[i]:
+            r = rows[i]
+            for a in range(p):
+                da = X[r, a] - loc[a]
+                for b in range(a, p):
+                    cov[a, b] += da * (X[r, b] - loc[b])
+    for a in range(p):
+        for b in range(a, p):
+            cov[a, b] /= m
+            cov[b, a] = cov[a, b]
+
+
+@numba.njit(cache=True)
+def distances(X: np.ndarray, rows: np.ndarray, loc: np.ndarray, precision: np.ndarray, out: np.ndarray) -> None:
+    """Squared Mahalanobis distance of each record ``rows[i]`` to ``loc`` under ``precision``:
+    sum over a, b of d_a·P_ab·d_b, a then b in column order."""
+    p = X.shape[1]
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        s = 0.0
+        for a in range(p):
+            t = 0.0
+            for b in range(p):
+                t += precision[a, b] * (X[r, b] - loc[b])
+            s += (X[r, a] - loc[a]) * t
+        out[i] = s
+
+
+@numba.njit(cache=True)
+def kth_smallest(work: np.ndarray, k: int) -> float:
+    """The k-th smallest value (0-based) of ``work``, which is reordered: Hoare's selection with a
+    median-of-three pivot (equal values split evenly, so tied data stay linear)."""
+    lo, hi = 0, work.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        a, b, c = work[lo], work[mid], work[hi]
+        pivot = max(min(a, b), min(max(a, b), c))
+        i, j = lo, hi
+        while i <= j:
+            while work[i] < pivot:
+                i += 1
+            while work[j] > pivot:
+                j -= 1
+            if i <= j:
+                t = work[i]
+                work[i] = work[j]
+                work[j] = t
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return work[k]
+    return work[k]
+
+
+@numba.njit(cache=True)
+def smallest(dist: np.ndarray, h: int, chosen: np.ndarray, work: np.ndarray) -> None:
+    """``chosen[i]`` for the h smallest ``dist[i]``; equal distances at the cut go to lower i."""
+    m = dist.shape[0]
+    for i in range(m):
+        work[i] = dist[i]
+    cut = kth_smallest(work[:m], h - 1)
+    below = 0
+    for i in range(m):
+        chosen[i] = dist[i] < cut
+        if chosen[i]:
+            below += 1
+    for i in range(m):
+        if below == h:
+            break
+        if dist[i] == cut:
+            chosen[i] = True
+            below += 1
+
+
+# ----------------------------------------------------------------------------- concentration
+
+
+@numba.njit(cache=True)
+def concentrate(X, rows, h, loc, cov, steps, chosen, dist, s_loc, s_cov, s_chosen, precision, values,
+                vectors, work, sel_work) -> float:
+    """C-steps (R&VD 1999, Theorem 1) from the estimate (``loc``, ``cov``) on the records ``rows``:
+    the h records of smallest distance give the next mean and covariance; at most ``steps`` times,
+    stopping when the determinant does not decrease (a rise, possible only by rounding, is undone)
+    or the covariance is singular (an exact fit: nothing is lower). ``loc``, ``cov``, ``chosen``
+    (over ``rows``) hold the result; returns its log-determinant."""
+    p = X.shape[1]
+    m = rows.shape[0]
+    previous = np.inf
+    logdet = inverse_logdet(cov, precision, values, vectors, work)
+    for step in range(steps):
+        if logdet == -np.inf and step > 0:
+            break
+        distances(X, rows, loc, precision, dist[:m])
+        for i in range(m):
+            s_chosen[i] = chosen[i]
+        for a in range(p):
+            s_loc[a] = loc[a]
+            for b in range(p):
+                s_cov[a, b] = cov[a, b]
+        smallest(dist[:m], h, chosen[:m], sel_work)
+        mean_cov(X, rows, chosen, loc, cov)
+        logdet = inverse_logdet(cov, precision, values, vectors, work)
+        if step > 0 and not logdet < previous:
+            if logdet > previous:
+                for i in range(rows.shape[0]):
+                    chosen[i] = s_chosen[i]
+                for a in range(p):
+                    loc[a] = s_loc[a]
+                    for b in range(p):
+                        cov[a, b] = s_cov[a, b]
+                logdet = previous
+            break
+        previous = logdet
+    return logdet
+
+
+@numba.njit(cache=True)
+def random_start(X, rows, h, state, pool, loc, cov, chosen, precision, values, vectors, work) -> None:
+    """R&VD 1999 §3: mean and covariance of p + 1 random records of ``rows``; while that covariance
+    is singular, more random records, up to h. R&VD add one at a time; here the subset doubles,
+    so that discrete data (Census: most small subsets singular) need log2(h/(p+1)) checks, not h
+    (one at a time cost 45-50 s per Census fit)."""
+    m = rows.shape[0]
+    p = X.shape[1]
+    for i in range(m):
+        pool[i] = i
+        chosen[i] = False
+    size = min(p + 1, h)
+    _shuffle_prefix(state, pool[:m], size)
+    for i in range(size):
+        chosen[pool[i]] = True
+    mean_cov(X, rows, chosen, loc, cov)
+    while size < h and inverse_logdet(cov, precision, values, vectors, work) == -np.inf:
+        grown = min(2 * size, h)
+        for i in range(size, grown):
+            j = i + _below(state, m - i)
+            t = pool[i]
+            pool[i] = pool[j]
+            pool[j] = t
+            chosen[pool[i]] = True
+        size = grown
+        mean_cov(X, rows, chosen, loc, cov)
+
+
+@numba.njit(cache=True)
+def _best(logdets: np.ndarray, count: int, keep: int) -> np.ndarray:
+    """Indices of the ``keep`` lowest of ``logdets[:count]``, lowest first, earlier on ties."""
+    order = np.argsort(logdets[:count], kind="mergesort")
+    return order[:min(keep, count)].copy()
+
+
+@numba.njit(cache=True)
+def fast_mcd(X: np.ndarray, h: int, seed: np.uint64, trials: int, subset_size: int, max_subsets: int,
+             keep: int, start_steps: int, full_keep: int, full_steps: int, loc: np.ndarray, cov: np.ndarray,
+             support: np.ndarray) -> float:
+    """The raw MCD of ``X`` (n, p >= 2): ``loc``, ``cov`` (divided by h) and ``support`` (n) of the
+    h-subset of lowest covariance determinant found; returns its log-determinant.
+
+    R&VD 1999 §3-4: n < 2·subset_size: ``trials`` random starts with ``start_steps`` C-steps each on
+    all records; else up to ``max_subsets`` disjoint random subsets of ``subset_size`` records,
+    trials/subsets starts on each (h scaled to the subset), the ``keep`` best of each subset taken
+    through ``start_steps`` C-steps on their union (the merged set). Then the ``full_keep`` best so
+    far through at most ``full_steps`` C-steps on all records (fewer when the determinant stops
+    decreasing); the lowest wins (earlier candidate on ties)."""
+    n, p = X.shape
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = seed
+    # scratch, sized for the largest record set used (all n)
+    dist = np.empty(n)
+    sel_work = np.empty(n)
+    pool = np.empty(n, dtype=np.int64)
+    chosen = np.zeros(n, dtype=np.bool_)
+    s_chosen = np.zeros(n, dtype=np.bool_)
+    s_loc = np.empty(p)
+    s_cov = np.empty((p, p))
+    precision = np.empty((p, p))
+    values = np.empty(p)
+    vectors = np.empty((p, p))
+    work = np.empty((p, p))
+    all_rows = np.arange(n)
+
+    if n < 2 * subset_size:
+        groups = 1
+        size = n
+        perm = all_rows
+    else:
+        groups = min(max_subsets, n // subset_size)
+        size = subset_size
+        perm = np.arange(n)
+        _shuffle_prefix(state, perm, groups * size)
+    per_group = max(1, trials // groups)
+    cand = groups * min(keep, per_group)
+    c_loc = np.empty((cand, p))
+    c_cov = np.empty((cand, p, p))
+    c_det = np.empty(cand)
+    t_loc = np.empty((per_group, p))
+    t_cov = np.empty((per_group, p, p))
+    t_det = np.empty(per_group)
+    filled = 0
+    for g in range(groups):
+        rows = np.sort(perm[g * size:(g + 1) * size]) if groups > 1 else all_rows
+        hg = h if groups == 1 else int(math.ceil(size * h / n))
+        for t in range(per_group):
+            random_start(X, rows, hg, state, pool, loc, cov, chosen, precision, values, vectors, work)
+            t_det[t] = concentrate(X, rows, hg, loc, cov, start_steps + 1, chosen, dist, s_loc, s_cov,
+                                   s_chosen, precision, values, vectors, work, sel_work)
+            t_loc[t] = loc
+            t_cov[t] = cov
+        for t in _best(t_det, per_group, keep):
+            c_loc[filled] = t_loc[t]
+            c_cov[filled] = t_cov[t]
+            c_det[filled] = t_det[t]
+            filled += 1
+    if groups > 1:
+        merged = np.sort(perm[:groups * size])
+        hm = int(math.ceil(merged.shape[0] * h / n))
+        for t in range(filled):
+            loc[:] = c_loc[t]
+            cov[:] = c_cov[t]
+            c_det[t] = concentrate(X, merged, hm, loc, cov, start_steps, chosen, dist, s_loc, s_cov,
+                                   s_chosen, precision, values, vectors, work, sel_work)
+            c_loc[t] = loc
+            c_cov[t] = cov
+    best_det = np.inf
+    best_loc = np.empty(p)
+    best_cov = np.empty((p, p))
+    first = True
+    for t in _best(c_det, filled, full_keep):
+        loc[:] = c_loc[t]
+        cov[:] = c_cov[t]
+        det = concentrate(X, all_rows, h, loc, cov, full_steps, chosen, dist, s_loc, s_cov, s_chosen,
+                          precision, values, vectors, work, sel_work)
+        if first or det < best_det:
+            first = False
+            best_det = det
+            best_loc[:] = loc
+            best_cov[:] = cov
+            support[:] = chosen[:n]
+    loc[:] = best_loc
+    cov[:] = best_cov
+    return best_det
+
+
+@numba.njit(cache=True)
+def univariate_mcd(x: np.ndarray, h: int, support: np.ndarray) -> tuple:
+    """The exact MCD for one variable (R&VD 1999 §2, after Rousseeuw & Leroy 1987): of the n - h + 1
+    runs of h consecutive sorted values, the one of least variance (the first on ties); sums of the
+    values centred on the median, updated as the run moves. Returns (mean, variance / h)."""
+    n = x.shape[0]
+    order = np.argsort(x, kind="mergesort")
+    y = np.empty(n)
+    for i in range(n):
+        y[i] = x[order[i]]
+    centre = y[(n - 1) // 2]
+    s1 = 0.0
+    s2 = 0.0
+    for i in range(h):
+        v = y[i] - centre
+        s1 += v
+        s2 += v * v
+    best = 0
+    best_ss = s2 - s1 * s1 / h
+    for start in range(1, n - h + 1):
+        out = y[start - 1] - centre
+        inn = y[start + h - 1] - centre
+        s1 += inn - out
+        s2 += inn * inn - out * out
+        ss = s2 - s1 * s1 / h
+        if ss < best_ss:
+            best_ss = ss
+            best = start
+    for i in range(n):
+        support[i] = False
+    mean = 0.0
+    for i in range(best, best + h):
+        support[order[i]] = True
+    for i in range(n):
+        if support[i]:
+            mean += x[i]
+    mean /= h
+    var = 0.0
+    for i in range(n):
+        if support[i]:
+            var += (x[i] - mean) * (x[i] - mean)
+    return mean, var / h
+
+
+# ----------------------------------------------------------------------------- chi-square
+
+
+def chi2_sf(x: float, dof: int) -> float:
+    """P(chi2_dof > x) for a whole number of degrees of freedom, in closed form (Abramowitz &
+    Stegun 26.4.4-26.4.5): a finite sum, with erfc for odd dof."""
+    if x <= 0.0:
+        return 1.0
+    half = 0.5 * x
+    if dof % 2 == 0:
+        term, total = 1.0, 1.0
+        for j in range(1, dof // 2):
+            term *= half / j
+            total += term
+        return math.exp(-half) * total
+    total = 0.0
+    if dof > 1:
+        term = math.sqrt(2.0 * x / math.pi) * math.exp(-half)
+        total = term
+        for j in range(1, (dof - 1) // 2):
+            term *= x / (2 * j + 1)
+            total += term
+    return math.erfc(math.sqrt(half)) + total
+
+
+def chi2_isf(q: float, dof: int) -> float:
+    """The x with P(chi2_dof > x) = q, by bisection to the last bit."""
+    lo, hi = 0.0, float(dof) + 1.0
+    while chi2_sf(hi, dof) > q:
+        hi *= 2.0
+    while True:
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            return hi
+        if chi2_sf(mid, dof) > q:
+            lo = mid
+        else:
+            hi = mid
+
+
+def consistency(p: int, fraction: float) -> float:
+    """robustbase's ``.MCDcons(p, alpha)``: the factor that makes the covariance of the fraction
+    ``alpha`` of normal records nearest the centre consistent, alpha / P(chi2_{p+2} <= chi2_p(alpha))."""
+    if fraction >= 1.0:
+        return 1.0
+    q = chi2_isf(1.0 - fraction, p)
+    return fraction / (1.0 - chi2_sf(q, p + 2))
+
+
+# ----------------------------------------------------------------------------- the estimator
+
+
+@dataclass(frozen=True)
+class MCD:
+    """A fitted MCD. ``raw_*``: the h-subset's mean and covariance (divided by h, uncorrected) and
+    its records; ``raw_factor``: the consistency factor c(p, h/n) (:func:`consistency`) that
+    the raw covariance is multiplied by before the reweighting; ``location``, ``covariance``,
+    ``support``: the reweighted estimate (the records whose distance under the corrected raw
+    estimate is below chi2_p(0.975)), its covariance divided by the count and multiplied by
+    ``reweight_factor`` = c(p, m/n) for the m records kept (robustbase's covMcd does both;
+    scikit-learn >= 1.9 the first, and c(p, 0.975) for the second)."""
+
+    raw_location: np.ndarray
+    raw_covariance: np.ndarray
+    raw_support: np.ndarray
+    raw_factor: float
+    location: np.ndarray
+    covariance: np.ndarray
+    support: np.ndarray
+    reweight_factor: float
+    h: int
+
+    def mahalanobis(self, X: np.ndarray) -> np.ndarray:
+        """Squared Mahalanobis distances of the rows of ``X`` under the reweighted estimate
+        (pseudo-inverse when it is singular)."""
+        return robust_distances(np.ascontiguousarray(X, dtype=np.float64), self.location, self.covariance)
+
+
+def robust_distances(X: np.ndarray, loc: np.ndarray, cov: np.ndarray) -> np.ndarray:
+    """Squared Mahalanobis distances of the rows of ``X`` (pseudo-inverse for a singular ``cov``)."""
+    p = cov.shape[0]
+    precision = np.empty((p, p))
+    inverse_logdet(np.ascontiguousarray(cov), precision, np.empty(p), np.empty((p, p)), np.empty((p, p)))
+    out = np.empty(X.shape[0])
+    distances(X, np.arange(X.shape[0]), np.ascontiguousarray(loc), precision, out)
+    return out
+
+
+def full_steps(n: int, p: int) -> int:
+    """C-steps on the full data at most, by the size n·p: FULL_STEPS up to 10^5, then 10, 9, ... 2 for
+    each further 10^5, 1 above 10^6 (R&VD's FASTMCD program, kept in robustbase's Fortran: on large
+    data the merged set's candidates are already near their fixed point)."""
+    size = n * p
+    if size <= 100_000:
+        return FULL_STEPS
+    return max(1, 12 - -(-size // 100_000))
+
+
+def support_size(n: int, p: int) -> int:
+    """h = ceil((n + p + 1) / 2) (scikit-learn's default; robustbase's floor differs when n + p is
+    even), at most n."""
+    return min(n, (n + p + 2) // 2)
+
+
+def fit(X: np.ndarray, seed: int) -> MCD:
+    """Reweighted FastMCD of the rows of ``X`` with random starts from ``seed`` (an int >= 0).
+
+    Degenerate data have a defined result, never an exception: a singular h-subset (an exact fit,
+    common on discrete data) has the lowest possible determinant and wins, its distances use the
+    pseudo-inverse; when at least h records coincide the raw covariance is 0, its pseudo-inverse 0,
+    every raw distance 0, and the reweighting keeps every record (the classical mean and
+    covariance); with h >= n (n <= p + 1) the raw estimate is the classical one."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise UserError(f"the MCD needs a table of at least one record and one variable, got shape {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise UserError("the MCD needs finite values; remove or impute the NaN/inf cells first")
+    n, p = X.shape
+    h = support_size(n, p)
+    loc = np.empty(p)
+    cov = np.empty((p, p))
+    support = np.zeros(n, dtype=np.bool_)
+    if h >= n:
+        support[:] = True
+        mean_cov(X, np.arange(n), support, loc, cov)
+    elif p == 1:
+        mean, var = univariate_mcd(np.ascontiguousarray(X[:, 0]), h, support)
+        loc[0], cov[0, 0] = mean, var
+    else:
+        fast_mcd(X, h, np.uint64(seed), TRIALS, SUBSET_SIZE, MAX_SUBSETS, KEEP, START_STEPS,
+                 KEEP if n <= FULL_KEEP_UP_TO else 1, full_steps(n, p), loc, cov, support)
+    raw_factor = consistency(p, h / n)
+    raw_dist = robust_distances(X, loc, cov) / raw_factor
+    keep = raw_dist < chi2_isf(1.0 - QUANTILE, p)
+    r_loc = np.empty(p)
+    r_cov = np.empty((p, p))
+    mean_cov(X, np.arange(n), keep, r_loc, r_cov)
+    factor = consistency(p, float(keep.sum()) / n)
+    return MCD(raw_location=loc, raw_covariance=cov, raw_support=support, raw_factor=raw_factor,
+               location=r_loc, covariance=r_cov * factor, support=keep, reweight_factor=factor, h=h)
+
+
+def first_component(X: np.ndarray, cov: np.ndarray, center: np.ndarray) -> np.ndarray:
+    """Scores of the rows of ``X`` - ``center`` on the eigenvector of the largest eigenvalue of
+    ``cov`` (the first such on ties), its first non-zero element made non-negative (R's
+    ``princomp(fix_sign = TRUE)``); Jacobi and ordered sums, no BLAS."""
+    p = cov.shape[0]
+    values, vectors = np.empty(p), np.empty((p, p))
+    eigh_jacobi(np.ascontiguousarray(cov, dtype=np.float64), values, vectors, np.empty((p, p)))
+    v = vectors[:, int(np.argmax(values))].copy()
+    nonzero = np.flatnonzero(v)
+    if nonzero.size and v[nonzero[0]] < 0:
+        v = -v
+    return _scores(np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(center, dtype=np.float64), v)
+
+
+@numba.njit(cache=True)
+def _scores(X: np.ndarray, center: np.ndarray, v: np.ndarray) -> np.ndarray:
+    n, p = X.shape
+    out = np.empty(n)
+    for i in range(n):
+        s = 0.0
+        for c in range(p):
+            s += (X[i, c] - center[c]) * v[c]
+        out[i] = s
+    return out
