@@ -220,6 +220,9 @@ class Algorithm:
     # search's init and init_params); runs in resolve, so before any work everywhere.
     check: Callable[[dict], None] | None = None
     max_columns: int | None = None  # e.g. 1 for a univariate method: checked before work (also in the workflow)
+    # A MABENCH_HOME plugin with a built-in's name is refused unless it says override=True (it then
+    # replaces the built-in, and run records name its file: discovery.user_plugins).
+    override: bool = False
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """The plugin's parameters, plus the aggregation parameters (AGGREGATION) that were given."""
@@ -266,6 +269,7 @@ class Generator:
     params: dict[str, Param] = field(default_factory=dict)
     notes: str = ""
     metric_options: dict = field(default_factory=dict)  # e.g. key variables, interval-disclosure P range
+    override: bool = False  # as Algorithm.override
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         return resolve_params(f"data set {self.name}", self.params, given)

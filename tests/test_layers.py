@@ -12,7 +12,7 @@ from support import ROOT
 
 LAYERS = [  # lowest first
     ("base", ["blas", "errors", "io", "plugin", "partition", "resources", "memory"]),
-    ("plugins", ["discovery", "fingerprint"]),
+    ("plugins", ["discovery", "codehash"]),
     ("kernels", ["kernels"]),
     ("data", ["data"]),
     ("metrics", ["metrics"]),

@@ -8,7 +8,8 @@ aggregation, tables and resumption work per cell.
 
 A finished cell is also kept in a content-addressed cache (``--cache-dir``),
 keyed by the data file's bytes, the algorithm and its resolved parameters, k,
-the seed, the metrics and a fingerprint of the engine's and the plugin's source.
+the seed, the metrics and a hash of exactly the code that computes the cell (the engine, the plugin and
+its ``init=`` plugin with the mabench modules they import: :mod:`mabench.codehash`).
 When Snakemake re-runs a batch (a job that died, a deleted output, a k added to
 the configuration), the cells already computed with the same code are copied
 from the cache instead of being recomputed.
@@ -28,7 +29,7 @@ import numpy as np
 from mabench import discovery, io
 from mabench.bench import verify
 from mabench.errors import UserError
-from mabench.fingerprint import source_fingerprint
+from mabench.codehash import cell_code_hash
 from mabench.bench.runner import run_cells
 
 
@@ -38,7 +39,7 @@ def _file_digest(path: str) -> str:
 
 def cell_key(data_digest: str, algorithm: str, params: dict, k: int, seed: int, metrics, options) -> str:
     text = json.dumps([data_digest, algorithm, sorted((str(a), str(b)) for a, b in params.items()), int(k),
-                       int(seed), list(metrics), options or {}, source_fingerprint()], sort_keys=True)
+                       int(seed), list(metrics), options or {}, cell_code_hash(algorithm, params)], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

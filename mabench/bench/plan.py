@@ -199,6 +199,17 @@ class Plan:
         plan = self.job_plans() if job is None else self.job_plan(job)
         return hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()[:16]
 
+    def job_code_hash(self, job: Job) -> str:
+        """A short hash of the code that computes the job's cells (:func:`mabench.codehash.cell_code_hash`
+        of each run): an edit to a plugin or to a module it imports changes the hash of exactly the jobs
+        that run it, so Snakemake re-runs those (their cells of other methods come from the cell cache)."""
+        import hashlib
+
+        from mabench.codehash import cell_code_hash
+
+        codes = sorted({cell_code_hash(run["algorithm"], run["params"]) for run in self.job_plan(job)["runs"]})
+        return hashlib.sha256(" ".join(codes).encode()).hexdigest()[:16]
+
     def prepare_priority(self, ds_ids) -> int:
         """Data sets' files are written as early as the first job that needs them would start."""
         wanted = {ds_ids} if isinstance(ds_ids, str) else set(ds_ids)

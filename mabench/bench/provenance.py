@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import json
 import os
 import platform
 import subprocess
 import sys
 
-from mabench import __version__, blas, resources
+from mabench import __version__, blas, discovery, resources
 
 PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "snakemake")
 
@@ -58,6 +59,8 @@ def record(root_seed: int | None = None, config_path=None) -> dict[str, str]:
     if config_path:
         rec["config"] = str(config_path)
         rec["config_sha256"] = file_sha256(config_path)
+    # each plugin from MABENCH_HOME in force: name -> its file, sha256 and whether it replaces a built-in
+    rec["user_plugins"] = json.dumps(discovery.user_plugins(), sort_keys=True)
     rec.update({f"version_{k}": v for k, v in versions().items()})
     rec.update({f"machine_{k}": v for k, v in machine().items()})
     return rec

@@ -81,6 +81,7 @@ for _job in PLAN.jobs:
         params:
             job=_job.name,
             digest=PLAN.job_digest(_job),  # this job's plan changed: re-run it (and no other)
+            code=PLAN.job_code_hash(_job),  # the code of one of its methods changed: re-run it (and no other)
             follow=f" --follow {COMPILE_PROGRESS}" if _job is LEAD_JOB else "",
         threads: config["threads_per_run"]
         priority: _job.priority
