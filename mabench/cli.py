@@ -371,7 +371,7 @@ def cmd_regress(args) -> None:
     from mabench import io
     from mabench.bench import regress
 
-    frame = regress.run(args.config, only=args.algorithms)
+    frame = regress.run(args.config, only=args.algorithms, cache_dir=args.cache_dir)
     io.write_text(args.out, frame.to_csv(index=False))
     _print_json({"cells": int(len(frame)), "out": args.out})
 
@@ -634,6 +634,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--config", default=None, help="workflow config (default: config/config.yaml)")
     s.add_argument("--algorithms", help="only these algorithm ids (comma-separated)")
     s.add_argument("--out", required=True, help="CSV results table, for `mabench compare`")
+    s.add_argument("--cache-dir", help="cell cache: cells whose code (mabench/codehash.py) and data are "
+                   "unchanged are taken from it, not recomputed")
     s.set_defaults(func=cmd_regress)
 
     s = sub.add_parser("aggregate", help="merge per-cell outputs into one results table (Parquet)")

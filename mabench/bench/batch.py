@@ -43,7 +43,8 @@ def cell_key(data_digest: str, algorithm: str, params: dict, k: int, seed: int, 
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _cached(cache_dir: Path | None, key: str):
+def cached(cache_dir: Path | None, key: str):
+    """(record, partition CSV text) of a cache entry, or None when absent or damaged."""
     if cache_dir is None:
         return None
     rec, part = cache_dir / key[:2] / f"{key}.json", cache_dir / key[:2] / f"{key}.csv"
@@ -56,6 +57,22 @@ def _cached(cache_dir: Path | None, key: str):
             return None  # a damaged cache entry is recomputed
         return record, labels.decode()
     return None
+
+
+def keep(cache_dir: Path, key: str, record: dict, labels_csv: str) -> None:
+    """Store a computed cell under ``key`` (both files of the entry or neither)."""
+    where = Path(cache_dir) / key[:2]
+    with io.outputs() as pair:
+        pair.write_text(where / f"{key}.csv", labels_csv)
+        pair.write_text(where / f"{key}.json", json.dumps(record) + "\n")
+
+
+def data_digest(ds) -> str:
+    """Hash of a loaded data set's content (values, column names): keys cells on data that has no file
+    of its own (a catalog set in `mabench regress`)."""
+    h = hashlib.sha256(json.dumps([list(map(str, ds.columns)), list(ds.values.shape)]).encode())
+    h.update(np.ascontiguousarray(ds.values, dtype=np.float64).tobytes())
+    return h.hexdigest()
 
 
 def _log(line: str) -> None:
@@ -224,7 +241,7 @@ def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: li
         keys = {k: cell_key(digest, algo.name, resolved, k, seed, metrics, options) for k in ks}
         todo = []
         for k in ks:
-            hit = _cached(cache_root, keys[k])
+            hit = cached(cache_root, keys[k])
             if hit is None:
                 todo.append(k)
                 continue
@@ -239,10 +256,7 @@ def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: li
             k = result.record["k"]
             labels_csv = io.partition_csv(result.labels)
             if cache_root is not None:  # cache first: a crash after it still saves the work
-                where = cache_root / keys[k][:2]
-                with io.outputs() as pair:  # both files of the entry or neither
-                    pair.write_text(where / f"{keys[k]}.csv", labels_csv)
-                    pair.write_text(where / f"{keys[k]}.json", json.dumps(result.record) + "\n")
+                keep(cache_root, keys[k], result.record, labels_csv)
             _write_cell(out, seed, k, {**result.record, "batch": batch} if batch else result.record, labels_csv)
             computed += 1
             done += 1

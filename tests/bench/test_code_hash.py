@@ -216,3 +216,33 @@ def test_the_workflow_reruns_exactly_the_jobs_of_an_edited_plugin(tmp_path):
     with open(home / "algorithms" / "pc1cut.py", "a") as fh:
         fh.write("\n# an edit\n")
     assert planned_jobs() == {"run__" + job_of["pc1cut"].replace("/", "__")}
+
+
+def test_regress_with_a_cache_recomputes_exactly_the_edited_plugins_cells(tmp_path):
+    home = tmp_path / "home"
+    (home / "algorithms").mkdir(parents=True)
+    (home / "algorithms" / "pc1cut.py").write_text(USER_PLUGIN.format(name="pc1cut"))
+    config = {"k": [3, 4], "algorithms": {"mdav": {"algorithm": "mdav"}, "pc1cut": {"algorithm": "pc1cut"}},
+              "datasets": {"tarragona": {"spec": "tarragona"}}}
+    (tmp_path / "c.yaml").write_text(json.dumps(config))
+    env = {**os.environ, "MABENCH_HOME": str(home)}
+
+    def regress(out: str) -> list[str]:
+        proc = subprocess.run([sys.executable, "-m", "mabench.cli", "regress", "--config", str(tmp_path / "c.yaml"),
+                               "--out", str(tmp_path / out), "--cache-dir", str(tmp_path / "cache")],
+                              capture_output=True, text=True, env=env, timeout=900)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return sorted(line.split(":")[0] for line in proc.stderr.splitlines() if ": from cache" in line)
+
+    assert regress("a.csv") == []
+    assert regress("b.csv") == ["tarragona mdav k=3", "tarragona mdav k=4", "tarragona pc1cut k=3",
+                                "tarragona pc1cut k=4"]
+    with open(home / "algorithms" / "pc1cut.py", "a") as fh:
+        fh.write("\n# an edit\n")
+    assert regress("c.csv") == ["tarragona mdav k=3", "tarragona mdav k=4"]
+    import pandas as pd
+
+    a, c = pd.read_csv(tmp_path / "a.csv"), pd.read_csv(tmp_path / "c.csv")
+    assert (a.il == c.il).all()
+    assert list(a.code_hash[a.algo_id == "mdav"]) == list(c.code_hash[c.algo_id == "mdav"])
+    assert set(a.code_hash[a.algo_id == "pc1cut"]).isdisjoint(c.code_hash[c.algo_id == "pc1cut"])
