@@ -223,6 +223,9 @@ class Algorithm:
     # A MABENCH_HOME plugin with a built-in's name is refused unless it says override=True (it then
     # replaces the built-in, and run records name its file: discovery.user_plugins).
     override: bool = False
+    # Parameter sets `mabench check` (mabench.testing) runs besides the defaults, e.g. ({"index": "tree"},):
+    # small and fast, one per code path worth checking.
+    test_params: tuple = ()
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """The plugin's parameters, plus the aggregation parameters (AGGREGATION) that were given."""
