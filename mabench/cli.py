@@ -22,7 +22,7 @@ EXIT_GATE = 1  # `mabench compare`: a regression gate failed (2 stays "bad input
 
 
 class GateFailed(Exception):
-    """A regression gate of `mabench compare` failed (exit status 1, not a usage error)."""
+    """A regression gate of `mabench compare` or a check of `mabench check` failed (exit status 1, not a usage error)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -376,6 +376,26 @@ def cmd_regress(args) -> None:
     _print_json({"cells": int(len(frame)), "out": args.out})
 
 
+def cmd_new(args) -> None:
+    from mabench import scaffold
+
+    files = scaffold.new_method(args.name, args.dir)
+    _print_json({"written": [str(f) for f in files],
+                 "next": f"MABENCH_HOME={args.dir} mabench check {args.name}; docs/method-authors.md"})
+
+
+def cmd_check(args) -> None:
+    from mabench import testing
+    from mabench.bench.runner import parse_ks
+
+    ks = parse_ks(args.k) if args.k else testing.DEFAULT_KS
+    problems = testing.check_plugin(args.plugin, ks=ks, memory=args.memory)
+    if problems:
+        sys.stderr.write("".join(f"mabench: check failed: {line}\n" for line in problems))
+        raise GateFailed(len(problems), "check")
+    _print_json({"plugin": args.plugin, "passed": True, "k": list(ks), "memory": bool(args.memory)})
+
+
 def cmd_compile(args) -> None:
     from mabench import io
     from mabench.bench import batch, plan
@@ -630,6 +650,19 @@ def build_parser() -> argparse.ArgumentParser:
                    "(`mabench batch --follow`)")
     s.set_defaults(func=cmd_compile)
 
+    s = sub.add_parser("new", help="write a working plugin template and its test (mabench new method NAME)")
+    s.add_argument("what", choices=["method"], help="what to create")
+    s.add_argument("name", help="the method's name (a Python module name, e.g. pc1cut)")
+    s.add_argument("--dir", default=".", help="folder to write algorithms/NAME.py and tests/test_NAME.py in "
+                   "(use it as MABENCH_HOME)")
+    s.set_defaults(func=cmd_new)
+
+    s = sub.add_parser("check", help="run the generic checks every algorithm plugin must pass (mabench.testing)")
+    s.add_argument("plugin", help="an algorithm name or a plugin file (.py)")
+    s.add_argument("-k", help="k values, comma-separated (default 2,3,5)")
+    s.add_argument("--memory", action="store_true", help="also check the memory estimate on a 10^5-record run")
+    s.set_defaults(func=cmd_check)
+
     s = sub.add_parser("regress", help="run the regression cells (every algorithm id of a config on its fixed data)")
     s.add_argument("--config", default=None, help="workflow config (default: config/config.yaml)")
     s.add_argument("--algorithms", help="only these algorithm ids (comma-separated)")
@@ -873,7 +906,8 @@ def _main(argv) -> int:
         sys.stderr.write(f"mabench: error: {exc}\n")
         return EXIT_USAGE
     except GateFailed as exc:
-        sys.stderr.write(f"mabench: regression check failed: {exc.args[0]} gate(s); see the report above\n")
+        if len(exc.args) == 1:  # `mabench check` has said its one line per failed check already
+            sys.stderr.write(f"mabench: regression check failed: {exc.args[0]} gate(s); see the report above\n")
         return EXIT_GATE
     except KeyboardInterrupt as exc:
         # Outputs are staged in temporary files that the output layer removed while unwinding.

@@ -120,12 +120,10 @@ def _param_sets(algo: Algorithm) -> list[dict]:
 
 
 def check_plugin(plugin, ks=DEFAULT_KS, memory: bool = False) -> list[str]:
-    """One line per failed check (empty: the plugin passes)."""
+    """One line per failed check (empty: the plugin passes). A plugin that cannot be found or loaded
+    raises :class:`~mabench.errors.UserError` (bad input, not a failed check)."""
     problems: list[str] = []
-    try:
-        algo = load(plugin)
-    except UserError as exc:
-        return [str(exc)]
+    algo = load(plugin)
     name = algo.name
     problems += _check_params(algo)
     if problems:

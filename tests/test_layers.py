@@ -18,7 +18,7 @@ LAYERS = [  # lowest first
     ("metrics", ["metrics"]),
     ("bench", ["bench"]),
     ("report", ["report"]),
-    ("interface", ["__init__", "api", "cli"]),
+    ("interface", ["__init__", "api", "cli", "testing", "scaffold"]),
 ]
 RANK = {name: rank for rank, (_, names) in enumerate(LAYERS) for name in names}
 PLUGIN_MAY_IMPORT = {"errors", "plugin", "partition", "kernels", "discovery"}
