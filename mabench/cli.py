@@ -352,8 +352,12 @@ def cmd_compare(args) -> None:
     registry = published.load(args.published) if args.published != "none" else None
     deterministic = {name: algo.deterministic for name, algo in discovery.algorithms().items()}
     changed = [a.strip() for a in (args.changed or "").split(",") if a.strip()]
+    if args.time_gate and args.no_time_gate:
+        raise UserError("--time-gate and --no-time-gate both given; give one")
+    # Times gate only between tables timed on the same machine in the same job, unless asked
+    gate = args.time_gate or (not args.no_time_gate and compare.same_session(baseline, current))
     result = compare.compare(baseline, current, changed=changed, il_tolerance=args.il_tolerance,
-                             time_ratio=None if args.no_time_gate else args.time_ratio,
+                             time_ratio=args.time_ratio if gate else None,
                              min_seconds=args.min_seconds, registry=registry, deterministic=deterministic)
     text = compare.markdown(result, args.baseline, args.current)
     if args.out:
@@ -630,7 +634,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--il-tolerance", type=float, default=1e-9, help="largest IL change of a deterministic cell")
     s.add_argument("--time-ratio", type=float, default=1.25, help="largest median time ratio of an algorithm")
     s.add_argument("--no-time-gate", action="store_true", help="list the time ratios without gating them "
-                   "(the baseline was timed in another session; `make regress` does this)")
+                   "(the default unless both tables were timed on the same machine in the same job)")
+    s.add_argument("--time-gate", action="store_true", help="gate the time ratios even when the tables come "
+                   "from different sessions (machine or job)")
     s.add_argument("--min-seconds", type=float, default=0.05,
                    help="cells faster than this in the baseline are not timed (noise)")
     s.add_argument("--published", default=None, help="registry CSV for verdict changes (default: "

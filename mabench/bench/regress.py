@@ -21,7 +21,7 @@ from mabench.bench.runner import run_cells
 from mabench.errors import UserError
 
 COLUMNS = ["dataset_id", "algo_id", "algorithm", "params", "dataset", "dataset_params", "k", "seed",
-           "n_groups", "min_group", "max_group", "il", "seconds", "code_hash"]
+           "n_groups", "min_group", "max_group", "il", "seconds", "code_hash", "session"]
 
 
 def run(config_path=None, only: str | None = None, cache_dir: str | None = None) -> pd.DataFrame:
@@ -31,6 +31,9 @@ def run(config_path=None, only: str | None = None, cache_dir: str | None = None)
     from mabench import data, discovery, io
     from mabench.bench.batch import cached, cell_key, data_digest, keep
 
+    from mabench.bench.provenance import session
+
+    here = session()  # a cell from the cache keeps the session that timed it
     rows = []
     wanted = {a.strip() for a in only.split(",")} if only else None
     digests: dict[str, str] = {}
@@ -44,7 +47,7 @@ def run(config_path=None, only: str | None = None, cache_dir: str | None = None)
                                ["il"], {})
                 hit = cached(Path(cache_dir), key)
                 if hit is not None:
-                    rows.append({"dataset_id": ds_id, "algo_id": algo_id, **{c: hit[0][c] for c in COLUMNS[2:]}})
+                    rows.append({"dataset_id": ds_id, "algo_id": algo_id, **{c: hit[0].get(c, "") for c in COLUMNS[2:]}})
                     sys.stderr.write(f"{ds_id} {algo_id} k={k}: from cache (il={hit[0]['il']:.10f})\n")
                     continue
             # A setting may not apply at every k of the data set (lns region=12 needs k <= 6); such a
@@ -55,6 +58,7 @@ def run(config_path=None, only: str | None = None, cache_dir: str | None = None)
             except UserError as exc:
                 sys.stderr.write(f"{ds_id} {algo_id} k={k}: not applicable ({exc})\n")
                 continue
+            result.record["session"] = here
             if key is not None:
                 keep(Path(cache_dir), key, result.record, io.partition_csv(result.labels))
             rows.append({"dataset_id": ds_id, "algo_id": algo_id,
