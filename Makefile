@@ -12,15 +12,41 @@ CONFIG ?= config/config.yaml
 # (with it, each of the workflow's processes compiled what it imports anew, about 2.5 s apiece).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: reproduce record-time test slurm-test slurm-stop bench bench-baseline bench-compare regress regress-time regress-baseline env clean best-known
+.PHONY: lock lock-check reproduce record-time test slurm-test slurm-stop bench bench-baseline bench-compare regress regress-time regress-baseline env clean best-known
 
-$(STAMP): pyproject.toml
+# The harness installs from the lock file (every package pinned, with hashes), so a fresh clone runs
+# the versions the regression baseline was made with; pyproject.toml keeps ranges for library users.
+LOCK   := requirements.lock
+LOCK_CMD = uv pip compile pyproject.toml --extra all --extra test --extra slurm --generate-hashes \
+	--universal --python-version 3.11
+
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --no-compile -e ".[all,test]"
+	$(BIN)/python -m pip install --quiet --no-compile --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-compile --no-deps -e .
 	touch $(STAMP)
 
 env: $(STAMP)
+
+# Refresh the lock to the newest versions the registry offers (commit it after `make lock-check`).
+lock: $(STAMP)
+	$(BIN)/python -m pip install --quiet uv
+	$(BIN)/$(LOCK_CMD) --upgrade --quiet -o $(LOCK)
+
+# Would a refresh change a number? Resolves the newest versions into results/lock/, installs them in a
+# venv of their own and runs the regression cells there against the tracked baseline: the report lists
+# every IL change (0 expected; each other one needs its cause in docs/regression.md before the lock moves).
+lock-check: $(STAMP)
+	$(BIN)/python -m pip install --quiet uv
+	mkdir -p results/lock
+	$(BIN)/$(LOCK_CMD) --upgrade --quiet -o results/lock/requirements.lock
+	$(PYTHON) -m venv results/lock/venv
+	results/lock/venv/bin/python -m pip install --quiet --no-compile --require-hashes -r results/lock/requirements.lock
+	results/lock/venv/bin/python -m pip install --quiet --no-compile --no-deps .
+	results/lock/venv/bin/mabench regress --out results/lock/current.csv
+	$(BIN)/mabench compare $(REGRESS_BASELINE) results/lock/current.csv --no-time-gate \
+		--out results/lock/report.md --cells-out results/lock/cells.csv
 
 # results/timing.json: wall and CPU time of the run, jobs, and the share that was not the algorithms'
 # and metrics' own work; `make record-time` appends it to the tracked docs/workflow-time.csv.
@@ -45,7 +71,6 @@ bench: $(STAMP)
 # installs Debian's slurm-wlm and munge if missing), compared with a local run.
 slurm-test: $(STAMP)
 	bash workflow/slurm/local-cluster.sh
-	$(BIN)/python -m pip install --quiet -e '.[all,test,slurm]'
 	$(BIN)/python -m pytest -m slurm tests/bench/test_slurm.py
 
 slurm-stop:
@@ -62,7 +87,7 @@ bench-compare: $(STAMP)
 
 # Regression check of every number: every algorithm id of the default configuration on the fixed
 # data sets, compared cell by cell with the tracked baseline (IL, verdicts, time; docs/regression.md).
-REGRESS_BASELINE := config/regress/baseline.csv
+REGRESS_BASELINE := registry/regress/baseline.csv
 # Its times come from the day the baseline was recorded: listed, not gated (--no-time-gate).
 regress: $(STAMP)
 	$(BIN)/mabench regress --out results/regress/current.csv
@@ -83,13 +108,13 @@ regress-baseline: $(STAMP)
 clean:
 	rm -rf results/* .snakemake
 
-# Long searches for the best-known registry (config/best_known); not part of `make reproduce`.
+# Long searches for the best-known registry (registry/best_known); not part of `make reproduce`.
 # BUDGET = seconds per cell (12 cells: tarragona, census, eia x k = 3, 4, 5, 10); an entry is
 # replaced only when the search lowers its IL. SEED varies the perturbations between sessions.
 # METHOD = icsm | ls | lns | merge | region (lns: regions re-partitioned exactly; merge: local optima recombined
 # by a set-partitioning IP; region: one IP over the costliest groups' region, docs/algorithms/merge.md; each
 # entry's params record its command).
-# The certified lower bounds (config/best_known/bounds.csv) are recomputed from the data every time:
+# The certified lower bounds (registry/best_known/bounds.csv) are recomputed from the data every time:
 # the pair bound, and the LP bound by column generation (BOUND_BUDGET seconds per k; a stored bound
 # is replaced only by a larger one of the same method).
 BUDGET ?= 60

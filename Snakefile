@@ -6,7 +6,7 @@
 #   snakemake --report results/report.html                                               # HTML report
 #
 # Stages (workflow/rules/): data (fetch, prepare) -> run (batches of cells) -> aggregate -> tables, figures, report.
-# Config keys: workflow/schemas/config.schema.yaml and config/README.md.
+# Config keys: mabench/bench/config.schema.yaml and config/README.md.
 
 import os
 

@@ -19,7 +19,7 @@ variant: 001_26cfb99743cbb1f3.txt Ch. 4 §4.5, Ch. 5 §5.4; docs/findings.md).
 * ``centroid=remaining`` (default) recomputes the centroid of the remaining
   records each iteration; ``centroid=fixed`` uses the centroid of the whole data
   set throughout (the P-S wording "current centroid of the dataset" allows both).
-* ``index`` only chooses how the farthest and nearest records are found (kernels/cbfs.py): a full
+* ``index`` only chooses how the farthest and nearest records are found (kernels/methods/cbfs.py): a full
   pass per question (``scan``, O(n²·d)) or a k-d tree (``tree``); the partition is the same.
 
 Ties go to the lowest record index; distances are Euclidean on z-scores.

@@ -12,7 +12,7 @@ order and cut into consecutive groups of k (a group can span two clusters).
 Scaling: time O(n·d·nc) for CLARA or k-means (PAM: O(n²·d)), then FastMCD per cluster; memory O(n·d) (clustermethod=pam: O(n²), the dissimilarity matrix).
 """
 
-from mabench.kernels import sdcmicro as S
+from mabench.kernels.methods import sdcmicro as S
 from mabench.plugin import Algorithm, linear_bytes
 
 

@@ -9,7 +9,7 @@ contiguous in sorted order and hold k..2k-1 records. Sort the records (stable:
 equal values keep record order), then take the shortest path of the HM graph
 (nodes 0..n, an arc a -> b for k <= b-a <= 2k-1 weighted by the SSE of the
 sorted records a..b-1). The result is an exact optimum, in O(n log n + n·k).
-The kernel is shared with ``mhm`` (``mabench.kernels.hm``).
+The kernel is shared with ``mhm`` (``mabench.kernels.methods.hm``).
 
 Choices: on equal-cost paths the smallest last group wins (see the kernel).
 Multi-column data are refused: select one column (``tarragona[columns=3]``),

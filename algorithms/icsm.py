@@ -32,7 +32,7 @@ Scaling: time O(n²·d/k) per ComplexHeuristic (records × groups), rounds until
 """
 
 from mabench import discovery
-from mabench.kernels import search
+from mabench.kernels.improve import search
 from mabench.plugin import Algorithm, Param, linear_bytes
 
 

@@ -14,7 +14,7 @@ Scaling: time O(n·d·nc) for CLARA or k-means (PAM: O(n²·d)), then one sort p
 
 import numpy as np
 
-from mabench.kernels import sdcmicro as S
+from mabench.kernels.methods import sdcmicro as S
 from mabench.plugin import Algorithm, linear_bytes
 
 

@@ -26,7 +26,7 @@ Scaling: time O(n²) (univariate Ward, a row scan per merge); memory O(n).
 """
 
 from mabench.plugin import Algorithm
-from mabench.kernels.kward import PROJECTION, run_univariate
+from mabench.kernels.methods.kward import PROJECTION, run_univariate
 
 
 def run(Z, k, params, rng, raw=None):

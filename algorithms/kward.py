@@ -14,7 +14,7 @@ docs/algorithms/kward.md.
       every group of >= 2k records: kWard(group)
 
 Euclidean distances on z-scores; the merge step is the same kernel as the
-univariate ``kw`` (mabench/kernels/ward.py).
+univariate ``kw`` (mabench/kernels/methods/ward.py).
 
 Choices where the sources are silent: the most distant pair is the first in
 (i, j) record order; nearest-neighbour ties go to the lowest record index

@@ -22,7 +22,7 @@ Scaling: time O(n log n) (univariate, heap of diagonal candidates); memory O(n).
 """
 
 from mabench.plugin import Algorithm
-from mabench.kernels.kward import PROJECTION, run_univariate
+from mabench.kernels.methods.kward import PROJECTION, run_univariate
 
 
 def run(Z, k, params, rng, raw=None):

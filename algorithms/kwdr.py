@@ -12,7 +12,7 @@ Scaling: time O(n log n) (recursive halves, kWD on each leaf); memory O(n).
 """
 
 from mabench.plugin import Algorithm, Param
-from mabench.kernels.kward import PROJECTION, run_univariate
+from mabench.kernels.methods.kward import PROJECTION, run_univariate
 
 
 def run(Z, k, params, rng, raw=None):

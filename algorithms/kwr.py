@@ -24,7 +24,7 @@ Scaling: time O(n²) worst (kW on the largest leaf of the recursion); memory O(n
 """
 
 from mabench.plugin import Algorithm, Param
-from mabench.kernels.kward import PROJECTION, run_univariate
+from mabench.kernels.methods.kward import PROJECTION, run_univariate
 
 
 def run(Z, k, params, rng, raw=None):

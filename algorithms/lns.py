@@ -2,14 +2,14 @@
 
 Repeatedly takes a group and its nearest groups by centroid (a region of at most ``region``
 records), re-partitions the region OPTIMALLY into groups of k..2k−1 records (bit-mask dynamic
-programming over the region's subsets, :mod:`mabench.kernels.lns`), and keeps the new groups when
+programming over the region's subsets, :mod:`mabench.kernels.improve.lns`), and keeps the new groups when
 the total SSE falls; a pass visits every group once in a random order, passes repeat until one
 changes nothing. Optional perturbation restarts around the best partition (as ``ls``/``icsm``,
 003_58f0e37d459aa4df.txt §5.3) alternate with the LNS descent. The idea of exact re-optimisation of
 parts follows Castro, Gentile & Spagnolo-Arrizabalaga (PSD 2022: decompose, solve parts exactly,
 then local search); the neighbourhood (nearest groups by centroid) and the DP sub-solver are this
 harness's choices (docs/algorithms/lns.md). Start: ``init=`` any constructive plugin, or
-``start=`` a partition file (CSV with header ``group``, e.g. a config/best_known entry).
+``start=`` a partition file (CSV with header ``group``, e.g. a registry/best_known entry).
 
 Scaling: time O(2^r·r) per region of r ≤ 16 records (subset DP; two-group regions of ≤ 22 records: O(2^r)), × regions per sweep, sweeps until no improvement, × restarts; plus init's cost; memory O(n·d) (plus 2^r per region).
 """
@@ -20,8 +20,8 @@ import numpy as np
 
 from mabench import discovery, partition
 from mabench.errors import UserError
-from mabench.kernels import lns as L
-from mabench.kernels import search
+from mabench.kernels.improve import lns as L
+from mabench.kernels.improve import search
 from mabench.plugin import Algorithm, Param, linear_bytes
 
 

@@ -13,7 +13,7 @@ Scaling: time O(n·h·k·d) per sweep (h = neighbours), sweeps until no improvem
 """
 
 from mabench import discovery
-from mabench.kernels import search
+from mabench.kernels.improve import search
 from mabench.plugin import Algorithm, Param
 
 

@@ -12,7 +12,7 @@ ORIGINAL (unscaled) values — princomp reads ``$cov``, not ``$cor`` — and cut
 Scaling: time O(n·d²) per FastMCD iteration (subsets and C-steps), then O(n log n); memory O(n·d + d²).
 """
 
-from mabench.kernels import sdcmicro as S
+from mabench.kernels.methods import sdcmicro as S
 from mabench.plugin import Algorithm, linear_bytes
 
 

@@ -25,7 +25,7 @@ ties go to the lowest record index; s is taken before r's group is removed
 the farthest survivor is used); leftovers see centroids frozen before any of
 them is added.
 
-``index`` only chooses how the farthest and nearest records are found (kernels/mdav.py): a full
+``index`` only chooses how the farthest and nearest records are found (kernels/methods/mdav.py): a full
 pass per question (``scan``, O(n²·d)) or a k-d tree with a shell order (``tree``); the partition is
 the same (tests/kernels/test_mdav_tree.py). ``auto`` picks by n and d (docs/scaling.md).
 

@@ -11,7 +11,7 @@ one group of k around the record farthest from their centroid (instead of
 the group with the nearest centroid (centroids frozen before the leftovers
 are added; sequential updating gave identical results on every published
 cell). Ties go to the lowest record index. ``index`` (scan | tree | auto) only chooses how the
-farthest and nearest records are found; the partition is the same (kernels/mdav.py).
+farthest and nearest records are found; the partition is the same (kernels/methods/mdav.py).
 
 Scaling: time O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree (index=auto at large n, d ≤ 12) measured n^1.5 at d = 10 and n^1.2 at d = 3 (docs/scaling.md); memory O(n·d).
 """

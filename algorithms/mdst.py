@@ -8,7 +8,7 @@ removal results in a component with less than k nodes") and Table 3 (M-d,
 data oriented, O(n²)). Pseudocode and every choice: docs/algorithms/hm_mst.md §3.
 
 1. Minimum spanning tree of the complete Euclidean graph (Prim's algorithm from
-   record 0, O(n²·d) time, O(n) memory: ``mabench.kernels.mst``).
+   record 0, O(n²·d) time, O(n) memory: ``mabench.kernels.spatial.mst``).
 2. Visit the tree edges once, longest first; remove an edge when both sides of
    it, in the current forest, keep at least k records. Every tree of the
    resulting forest has >= k records.

@@ -22,7 +22,7 @@ Pseudocode, every choice and the evidence: docs/algorithms/hm_mst.md §2.
      - ``chain``: from the group holding the record farthest from the
        centroid, always the unvisited group with the nearest centroid next.
 2. Cut the sequence optimally into contiguous groups of k..2k-1 records: the HM
-   shortest path (``mabench.kernels.hm``, O(n·k)).
+   shortest path (``mabench.kernels.methods.hm``, O(n·k)).
 
 The seeds do not say where NPN starts or how a fixed-size method's groups
 become a sequence ([OPEN]); the defaults are the readings nearest to the

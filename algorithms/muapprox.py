@@ -42,7 +42,7 @@ Scaling: time O(n²·d) (k-1 nearest neighbours of every record by passes); memo
 import numpy as np
 from numba import njit
 
-from mabench.kernels.buffer import transposed
+from mabench.kernels.core.buffer import transposed
 from mabench.plugin import Algorithm, Param
 
 

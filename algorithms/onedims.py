@@ -15,7 +15,7 @@ Scaling: time O(d·n log n) (one sort per variable); memory O(n·d) (one label c
 
 import numpy as np
 
-from mabench.kernels import sdcmicro as S
+from mabench.kernels.methods import sdcmicro as S
 from mabench.plugin import Algorithm, linear_bytes
 
 

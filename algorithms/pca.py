@@ -12,7 +12,7 @@ TRUE)``; equal scores keep record order) and cut into consecutive groups of k.
 Scaling: time O(n·d² + d³ + n log n) (first principal component, one sort); memory O(n·d + d²).
 """
 
-from mabench.kernels import sdcmicro as S
+from mabench.kernels.methods import sdcmicro as S
 from mabench.plugin import Algorithm, linear_bytes
 
 

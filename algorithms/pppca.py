@@ -13,7 +13,7 @@ sorted by their (median-centred) score on it and cut into groups of k. O(n²·d)
 Scaling: time O(n²·d) (every median-centred record is a candidate direction, each scored over all records); memory O(n·d).
 """
 
-from mabench.kernels import sdcmicro as S
+from mabench.kernels.methods import sdcmicro as S
 from mabench.plugin import Algorithm
 
 

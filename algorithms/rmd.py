@@ -13,7 +13,7 @@ its k - 1 nearest remaining records (Euclidean) form a group. The rest is the la
 Scaling: time O(n·d²) for the MCD, then O(n²·d/k) (the seed's k − 1 nearest by passes); memory O(n·d + d²).
 """
 
-from mabench.kernels import sdcmicro as S
+from mabench.kernels.methods import sdcmicro as S
 from mabench.plugin import Algorithm, linear_bytes
 
 

@@ -12,7 +12,7 @@ Scaling: time O(n·d) (consecutive records of the file); memory O(n·d).
 
 import numpy as np
 
-from mabench.kernels import sdcmicro as S
+from mabench.kernels.methods import sdcmicro as S
 from mabench.plugin import Algorithm
 
 

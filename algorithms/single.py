@@ -12,7 +12,7 @@ Scaling: time O(n log n + n·d) (one sort); memory O(n·d).
 """
 
 from mabench.errors import UserError
-from mabench.kernels import sdcmicro as S
+from mabench.kernels.methods import sdcmicro as S
 from mabench.plugin import Algorithm, Param
 
 

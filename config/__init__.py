@@ -1,2 +1,2 @@
-"""Bundled configuration: the published-values registry, the best-known partitions and the default
-workflow configuration (installed as ``mabench.config``)."""
+"""The bundled workflow configurations (installed as ``mabench.config``): the default
+``config.yaml`` and the smoke, full and scale variants. The registries are in ``mabench.registry``."""

@@ -9,7 +9,7 @@ changes the hash of that plugin's cells only, and an edit to a kernel changes th
 whose code imports it (the cell cache, the workflow's job parameters and ``mabench regress`` use it).
 
 Imports are followed per name through a package's ``__init__``: ``from mabench import kernels as K``
-followed by ``K.hm_labels`` depends on ``kernels/__init__.py`` and on ``kernels/hm.py`` (where the
+followed by ``K.hm_labels`` depends on ``kernels/__init__.py`` and on ``kernels/methods/hm.py`` (where the
 ``__init__`` imports ``hm_labels`` from), not on every kernel the ``__init__`` re-exports. A package
 used as a whole (passed around, ``getattr``) depends on all of it. Imports inside functions count
 (a lazy import is code that runs).

@@ -49,7 +49,7 @@ def user_home() -> Path | None:
 
 
 def plugin_files(kind: str) -> list[Path]:
-    """Every plugin file of ``kind`` that is in force, built-in first (what the fingerprint hashes)."""
+    """Every plugin file of ``kind`` that is in force, built-in first (what discovery loads)."""
     files = _plugin_files(builtin_folder(kind))
     home = user_home()
     if home is not None and (home / kind).is_dir() and (home / kind).resolve() != builtin_folder(kind):

@@ -263,7 +263,7 @@ def linear_bytes(n: int, d: int, copies: int = 8, ints: int = 8) -> int:
 
 
 def tree_bytes(n: int, d: int) -> int:
-    """Bytes of a run that may take the k-d tree path (kernels/kdtree.py): the records again in double
+    """Bytes of a run that may take the k-d tree path (kernels/spatial/kdtree.py): the records again in double
     and single precision, per-record positions, leaves and flags, and while a tree is rebuilt, the old
     one beside the new. At least 14 % above every growth measured under ``mabench run`` at 10^5 to
     10^6 records (docs/scaling.md, "Memory")."""

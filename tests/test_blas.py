@@ -55,7 +55,7 @@ def test_a_process_that_imports_mabench_first_runs_the_pinned_kernel():
 
 @needs_x86
 def test_rmd_gives_the_regression_baselines_partition_here():
-    """The baseline's IL (config/regress/baseline.csv), which the Haswell kernels give. OpenBLAS's
+    """The baseline's IL (registry/regress/baseline.csv), which the Haswell kernels give. OpenBLAS's
     AVX-512 kernels (SkylakeX), its own choice on an AVX-512 machine, give 15.943 for this cell."""
     pytest.importorskip("sklearn")
     proc = subprocess.run([sys.executable, "-m", "mabench.cli", "run", "rmd", "census", "-k", "10", "--seed", "0"],

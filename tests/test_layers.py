@@ -17,6 +17,7 @@ LAYERS = [  # lowest first
     ("data", ["data"]),
     ("metrics", ["metrics"]),
     ("bench", ["bench"]),
+    ("optimum", ["optimum"]),
     ("report", ["report"]),
     ("interface", ["__init__", "api", "cli", "testing", "scaffold"]),
 ]
@@ -76,3 +77,76 @@ def test_lower_layers_never_import_upper_ones(path):
 def test_plugins_import_only_the_base_and_kernels(path):
     for line, imported in _imports(path):
         assert imported in PLUGIN_MAY_IMPORT, f"{path.relative_to(ROOT)}:{line} imports mabench.{imported}"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in ENGINE}
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """The engine modules a file imports (lazy imports inside functions included): ``from P import n``
+    names the module ``P.n`` when there is one, else ``P``."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                target = f"{node.module}.{alias.name}"
+                out.add(target if target in MODULES else node.module)
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+    return out & set(MODULES)
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected set of two or more modules, and every module importing itself
+    (Tarjan's algorithm, iterative)."""
+    index, low, on_stack, stack, cycles = {}, {}, set(), [], []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            nxt = next(edges, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    members.append(member)
+                    if member == node:
+                        break
+                if len(members) > 1 or node in graph.get(node, ()):
+                    cycles.append(sorted(members))
+    return cycles
+
+
+def test_import_cycles_are_found():
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"a"}}) == [["a"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_imports_itself_through_others():
+    graph = {name: _imported_modules(path) - {name} for name, path in MODULES.items()}
+    cycles = import_cycles(graph)
+    assert not cycles, "import cycles (lazy imports included): " + "; ".join(" <-> ".join(c) for c in cycles)

@@ -285,7 +285,7 @@ def main() -> None:
                    args.methods.split(","), args.out, work)
     write_rows(args.out / "agreement.csv", rows)
     if args.out.resolve() == (ROOT / "docs" / "sdcmicro").resolve():  # the report page's bundled copy
-        write_rows(ROOT / "config" / "sdcmicro_agreement.csv", rows)
+        write_rows(ROOT / "registry" / "sdcmicro_agreement.csv", rows)
 
 
 if __name__ == "__main__":

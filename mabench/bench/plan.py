@@ -35,7 +35,6 @@ from mabench.data import fetch
 from mabench.data.seeds import cell_seeds
 from mabench.errors import UserError
 
-SCHEMA = Path("workflow") / "schemas" / "config.schema.yaml"
 
 
 class ConfigError(UserError):
@@ -277,8 +276,8 @@ class Plan:
 
 # ---------------------------------------------------------------------- building
 def schema_path() -> Path:
-    """The workflow's configuration schema (in a checkout; an installed mabench has no workflow)."""
-    return resources.source_root() / SCHEMA
+    """The workflow's configuration schema (packaged with mabench.bench)."""
+    return Path(__file__).with_name("config.schema.yaml")
 
 
 def _read_yaml(path: Path, what: str, fix: str):
@@ -333,7 +332,7 @@ def load_config(path: str | Path | None = None) -> dict:
     for algo_id, entry in config["algorithms"].items():
         if not isinstance(entry, dict) or not isinstance(entry.get("algorithm"), str):
             raise UserError(f"config {str(path)!r}: algorithms.{algo_id} needs an `algorithm` (e.g. algorithm: mdav)")
-    from mabench.bench.config_check import check_config
+    from mabench.bench.config import check_config
 
     schema_file = schema_path()
     check_config(config, [path], str(schema_file) if schema_file.exists() else None)

@@ -4,7 +4,7 @@ What it covers: the runner's phases — loading the data, standardizing, each k'
 each metric — with the elapsed time of the phase and of the whole run. Where a phase has a known
 size it is shown with the rate and an estimate of the time left: the metrics (m of M), and the
 MDAV-family and CBFS kernels, which release the GIL and count the records they have grouped
-(``mabench.kernels.counter``). Other kernels report nothing while they run: a heartbeat line says
+(``mabench.kernels.core.counter``). Other kernels report nothing while they run: a heartbeat line says
 the phase is still running and for how long. The time left of a grouping kernel assumes the
 records still to group go at the rate so far; the tree kernels speed up as records leave, so it
 errs long.
@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 
-from mabench.kernels import counter
+from mabench.kernels.core import counter
 
 DELAY = 3.0  # seconds before a terminal shows anything
 

@@ -2,7 +2,7 @@
 
 ``make regress`` runs them (in one process, each (algorithm, data set) as one
 batch of k values), writes a CSV results table and compares it with the tracked
-baseline ``config/regress/baseline.csv`` (``mabench compare``). The cells come
+baseline ``registry/regress/baseline.csv`` (``mabench compare``). The cells come
 from the configuration's plan (:mod:`mabench.bench.plan`), so a new algorithm
 joins the check as soon as the default configuration runs it. Only fixed data (catalog sets, files, column
 selections of them) are used: they are small and need no draws. Randomized

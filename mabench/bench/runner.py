@@ -30,7 +30,7 @@ from mabench import codehash, data, discovery, partition
 from mabench.bench import threads
 from mabench import memory
 from mabench.bench.progress import NULL, Progress
-from mabench.kernels.aggregate import aggregate
+from mabench.kernels.core.aggregate import aggregate
 from mabench.plugin import AGGREGATION, format_params, split_aggregation, split_output
 from mabench.errors import UserError
 from mabench.metrics import EvalContext, applicable, evaluate, per_variable_context
@@ -185,7 +185,7 @@ def _warm_up(algo, k: int, d: int, params: dict, n: int = 0) -> None:
     never includes compiling. A method whose ``index=auto`` picks its kernel by size warms up the
     kernel the real n × d will use (a tiny problem alone would pick the pass kernel), and the tree
     kernels' one- or two-thread specialization that n will run."""
-    from mabench.kernels.treegroups import sized_as, use_tree
+    from mabench.kernels.spatial.treegroups import sized_as, use_tree
 
     if params.get("index") == "auto":
         params = {**params, "index": "tree" if use_tree("auto", n, d) else "scan"}
@@ -263,7 +263,7 @@ def compile_kernels(algorithm: str, dataset: str, ks: Iterable[int], seed: int =
     ds, _ = layout_for((load or data.load)(dataset, check_seed(seed), aside=tuple(strata)), agg, None)
     n, d = ds.values.shape
     k = min(partition.check_k(k) for k in ks)
-    from mabench.kernels.treegroups import use_tree
+    from mabench.kernels.spatial.treegroups import use_tree
 
     key = (algo.name, format_params(own), k, d, use_tree("auto", n, d))
     if warmed is None or key not in warmed:

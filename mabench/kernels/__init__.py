@@ -54,30 +54,30 @@ numba.config.CACHE_DIR = numba_cache_dir()
 # tests/kernels/test_jit_cache.py replays it).
 _launch_threads()
 
-from mabench.kernels.buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, transposed, work_buffer  # noqa: E402
-from mabench.kernels.distances import argmax_alive, argmin_alive, distances_from, farthest_first, load_point, next_unassigned, sq_between, sqdist  # noqa: E402
-from mabench.kernels.groups import assign_leftovers, close_tail, group_means, sse, sst  # noqa: E402
-from mabench.kernels.hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
-from mabench.kernels.mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
-from mabench.kernels.mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels, mdav_labels_tree, mdav_partition  # noqa: E402
-from mabench.kernels.treegroups import INDEX_HELP, INDEXES, use_tree  # noqa: E402
-from mabench.kernels.cbfs import cbfs_labels, cbfs_labels_scan, cbfs_labels_tree  # noqa: E402
-from mabench.kernels.nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
-from mabench.kernels.localsearch import (EPS, apply_move, best_change, dissolve, group_state, move_swap_descent,  # noqa: E402
+from mabench.kernels.core.buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, transposed, work_buffer  # noqa: E402
+from mabench.kernels.core.distances import argmax_alive, argmin_alive, distances_from, farthest_first, load_point, next_unassigned, sq_between, sqdist  # noqa: E402
+from mabench.kernels.core.groups import assign_leftovers, close_tail, group_means, sse, sst  # noqa: E402
+from mabench.kernels.methods.hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
+from mabench.kernels.spatial.mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
+from mabench.kernels.methods.mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels, mdav_labels_tree, mdav_partition  # noqa: E402
+from mabench.kernels.spatial.treegroups import INDEX_HELP, INDEXES, use_tree  # noqa: E402
+from mabench.kernels.methods.cbfs import cbfs_labels, cbfs_labels_scan, cbfs_labels_tree  # noqa: E402
+from mabench.kernels.core.nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
+from mabench.kernels.improve.localsearch import (EPS, apply_move, best_change, dissolve, group_state, move_swap_descent,  # noqa: E402
                           nearest_groups, perturb, r1, r2, r3, swap_cost, total_sse)
-from mabench.kernels.icsm import (complex_heuristic, grow_update, group_scores, group_scores_fast, simple_heuristic, slide_update, tour,  # noqa: E402
+from mabench.kernels.improve.icsm import (complex_heuristic, grow_update, group_scores, group_scores_fast, simple_heuristic, slide_update, tour,  # noqa: E402
                    tour2assignment, window_costs)
-from mabench.kernels.localsearch import apply_swap as ls_apply_swap  # noqa: E402  (.swap's apply_swap is OMMA's)
-from mabench.kernels.farpair import far_partners, far_refresh, most_distant_pair  # noqa: E402
-from mabench.kernels.tfrp import reference_points, two_reference_labels  # noqa: E402
-from mabench.kernels.density import density_labels, knn_spread  # noqa: E402
-from mabench.kernels.refine import dissolve_reassign  # noqa: E402
-from mabench.kernels.kdtree import kd_build, kd_delete, kd_nearest_k, kd_nearest_to_group, kd_remaining, kd_scratch  # noqa: E402
-from mabench.kernels.pairs import count_close_pairs, distance_range, fill_close_pairs  # noqa: E402
-from mabench.kernels.swap import EPS as SWAP_EPS  # noqa: E402
-from mabench.kernels.swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
-from mabench.kernels.ward import kward_sorted, kwr_sorted, ward_increase, ward_merge, ward_merge_diagonal  # noqa: E402
-from mabench.kernels.select import add_member, nearest_slots  # noqa: E402
+from mabench.kernels.improve.localsearch import apply_swap as ls_apply_swap  # noqa: E402  (.swap's apply_swap is OMMA's)
+from mabench.kernels.spatial.farpair import far_partners, far_refresh, most_distant_pair  # noqa: E402
+from mabench.kernels.methods.tfrp import reference_points, two_reference_labels  # noqa: E402
+from mabench.kernels.methods.density import density_labels, knn_spread  # noqa: E402
+from mabench.kernels.methods.refine import dissolve_reassign  # noqa: E402
+from mabench.kernels.spatial.kdtree import kd_build, kd_delete, kd_nearest_k, kd_nearest_to_group, kd_remaining, kd_scratch  # noqa: E402
+from mabench.kernels.spatial.pairs import count_close_pairs, distance_range, fill_close_pairs  # noqa: E402
+from mabench.kernels.methods.swap import EPS as SWAP_EPS  # noqa: E402
+from mabench.kernels.methods.swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
+from mabench.kernels.methods.ward import kward_sorted, kwr_sorted, ward_increase, ward_merge, ward_merge_diagonal  # noqa: E402
+from mabench.kernels.core.select import add_member, nearest_slots  # noqa: E402
 
 __all__ = [
     "BLOCK", "PARALLEL_MIN", "UNASSIGNED", "TAIL_2K", "TAIL_3K", "TAIL_MDAV1",

@@ -3,114 +3,21 @@
 A metric is a function ``f(ctx: EvalContext) -> float`` registered with
 ``@metric("name", doc=...)``. The runner and ``mabench evaluate`` call
 :func:`evaluate` with metric names; adding a metric means adding a function in
-a module of this package and importing the module at the bottom of this file.
+a module of this package (importing ``EvalContext`` and ``metric`` from :mod:`mabench.metrics.context`,
+never from this package: that would be an import cycle) and importing the module at the bottom of this file.
 Definitions, conventions and sources: docs/metrics.md.
 """
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass, field
-from typing import Callable
-
 import numpy as np
 
 from mabench.errors import UserError
-from mabench.kernels import group_means
+from mabench.metrics.context import REGISTRY, EvalContext, Metric, column_means, metric, per_variable_context
 
+__all__ = ["REGISTRY", "EvalContext", "Metric", "column_means", "metric", "per_variable_context", "OPTIONS", "warm",
+           "applicable", "parse_names", "check_options", "evaluate"]
 
-@dataclass
-class EvalContext:
-    original: np.ndarray  # (n, d) float64, original units
-    z: np.ndarray  # (n, d) float64, z-scores (population sd)
-    labels: np.ndarray  # (n,) int64, groups 0..g-1
-    columns: list[str]
-    dataset: str = ""
-    options: dict = field(default_factory=dict)  # per-metric options, e.g. {"id_p": [1..10]}
-    # Re-runs the same algorithm (same k, params, seed) on other standardized data and returns its
-    # labels; set by `mabench run`, None for `mabench evaluate` (a metric that needs it must say so).
-    rerun: Callable[[np.ndarray], np.ndarray] | None = None
-    # Each group's published values (n_groups, d), original units, when they are not the plain group
-    # means (measure median/trim/onestep or sampling weights; docs/metrics.md#aggregation-measures).
-    published: np.ndarray | None = None
-    # Per-variable partition (individual ranking): (n, d) labels, column j the groups of variable j.
-    # Built by per_variable_context(); then every record is its own published point (labels =
-    # 0..n-1) and the masked values are the column-wise group means.
-    column_labels: np.ndarray | None = None
-
-    @functools.cached_property
-    def n_groups(self) -> int:
-        return int(self.labels.max()) + 1
-
-    @functools.cached_property
-    def masked(self) -> np.ndarray:
-        """The published file: every record replaced by its group's value (the mean unless
-        ``published`` says otherwise), original units."""
-        if self.published is not None:
-            return np.ascontiguousarray(self.published[self.labels])
-        means, _ = group_means(self.original, self.labels, self.n_groups)
-        return np.ascontiguousarray(means[self.labels])
-
-    @functools.cached_property
-    def centroids_z(self) -> np.ndarray:
-        """Each group's masked point in z-scores, (n_groups, d), computed once per context: the group
-        means of the z-scores, or the ``published`` values standardized with the original's mean and sd."""
-        if self.published is not None:
-            from mabench.data.standardize import zscore_like
-
-            return zscore_like(self.published, self.original)
-        means, _ = group_means(self.z, self.labels, self.n_groups)
-        return means
-
-    @functools.cached_property
-    def masked_z(self) -> np.ndarray:
-        """Per record, its group's mean z-score (= the masked file standardized with the original's mean and sd)."""
-        return np.ascontiguousarray(self.centroids_z[self.labels])
-
-
-def column_means(x: np.ndarray, column_labels: np.ndarray) -> np.ndarray:
-    """Per record and variable, the mean of x_j over the record's group in variable j's partition."""
-    out = np.empty_like(x, dtype=np.float64)
-    for j in range(x.shape[1]):
-        lab = np.ascontiguousarray(column_labels[:, j])
-        col = np.ascontiguousarray(x[:, j:j + 1], dtype=np.float64)
-        means, _ = group_means(col, lab, int(lab.max()) + 1)
-        out[:, j] = means[lab, 0]
-    return out
-
-
-def per_variable_context(original: np.ndarray, z: np.ndarray, column_labels: np.ndarray, columns, dataset="",
-                         options=None, rerun=None) -> EvalContext:
-    """The evaluation context of a per-variable partition.
-
-    The masked file is exact (each value its group's mean in its own variable's partition). Every
-    masked record is then a distinct published point, so the context's ``labels`` are 0..n-1 with
-    the masked records as the "group points": metrics computed from (original, masked) values
-    (IL, IL_raw, M1-M5, G_IL, DLD, RLD literal, ID, SDID, IL1s) are correct as they stand;
-    ``il``/``il_raw`` sum the SSE variable by variable (docs/metrics.md#per-variable-partitions).
-    """
-    n = original.shape[0]
-    column_labels = np.ascontiguousarray(column_labels, dtype=np.int64)
-    ctx = EvalContext(original, z, np.arange(n, dtype=np.int64), columns, dataset, dict(options or {}), rerun,
-                      column_labels=column_labels)
-    masked_z = np.ascontiguousarray(column_means(z, column_labels))
-    ctx.__dict__["masked"] = np.ascontiguousarray(column_means(original, column_labels))
-    ctx.__dict__["centroids_z"] = masked_z
-    ctx.__dict__["masked_z"] = masked_z
-    return ctx
-
-
-@dataclass(frozen=True)
-class Metric:
-    name: str
-    fn: Callable[[EvalContext], float]
-    doc: str
-    needs_key_variables: bool = False  # only defined where the data set names key variables
-    # warm(n, d, k, options): compile the metric's Numba kernels for data of that shape (see :func:`warm`)
-    warm: Callable[[int, int, int, dict], None] | None = None
-
-
-REGISTRY: dict[str, Metric] = {}
 
 # Every option a metric reads, with a one-line description (docs/metrics.md has the details).
 # Options not listed here are rejected, so a misspelt --option never passes silently.
@@ -128,17 +35,6 @@ OPTIONS: dict[str, str] = {
     "si_x": "weight x of G_IL in SI = x*G_IL + (1-x)*G_DR",
     "sdid_p": "interval half-width factor p of sdcMicro's SDID (x' ± p*sd)",
 }
-
-
-def metric(name: str, doc: str = "", needs_key_variables: bool = False, warm=None):
-    def register(fn):
-        if name in REGISTRY:
-            raise RuntimeError(f"metric {name!r} registered twice")
-        REGISTRY[name] = Metric(name, fn, doc or (fn.__doc__ or "").strip().splitlines()[0], needs_key_variables,
-                                warm)
-        return fn
-
-    return register
 
 
 def warm(names, n: int, d: int, k: int, options: dict) -> None:

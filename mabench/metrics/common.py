@@ -13,7 +13,7 @@ from numbers import Real
 import numpy as np
 
 from mabench.errors import UserError
-from mabench.metrics import EvalContext
+from mabench.metrics.context import EvalContext
 
 _CACHE = "_mabench_metric_cache"
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from mabench.errors import UserError
 from mabench.partition import canonical_labels
-from mabench.metrics import EvalContext, metric
+from mabench.metrics.context import EvalContext, metric
 from mabench.metrics.common import cached, choice_option, group_centroids, is_number
 from mabench.metrics import linkage
 from mabench.metrics.linkage import (SEARCHES, TIES_INCLUSIVE, TIES_INDEX, group_members, linked_per_group,
@@ -241,7 +241,7 @@ def rld_counts(ctx: EvalContext) -> tuple[dict[int, int], int, list[int]]:
         zs = np.ascontiguousarray(ctx.z[:, cols])
         labels = np.asarray(ctx.rerun(zs))
         if labels.ndim == 2 and labels.shape == (n, len(cols)):  # a per-variable method: each record its own point
-            from mabench.metrics import column_means
+            from mabench.metrics.context import column_means
 
             counts[m] = linked_count(zs, np.arange(n, dtype=np.int64), n, ties, scale,
                                      np.ascontiguousarray(column_means(zs, labels.astype(np.int64))))

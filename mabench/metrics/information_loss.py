@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from mabench.kernels import group_means, sse, sst
-from mabench.metrics import EvalContext, metric
+from mabench.metrics.context import EvalContext, metric
 
 
 def warm_groups(n: int, d: int, k: int, options: dict) -> None:

@@ -31,8 +31,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from mabench.kernels.buffer import transposed
-from mabench.kernels.kdtree import tree_pays
+from mabench.kernels.core.buffer import transposed
+from mabench.kernels.spatial.kdtree import tree_pays
 
 TIES_INDEX = 0
 TIES_INCLUSIVE = 1
@@ -153,7 +153,7 @@ TREE_FROM = ((8, 5_000), (10, 10_000), (12, 50_000))
 
 
 def use_tree(g: int, n: int, d: int, search: str = "auto") -> bool:
-    """``scan``: the streaming pass (g·n·d, vectorized); ``tree``: mabench.kernels.knn_tree; ``auto``: the
+    """``scan``: the streaming pass (g·n·d, vectorized); ``tree``: mabench.kernels.spatial.knn_tree; ``auto``: the
     tree only where it was measured faster. Both give the same answer bit for bit.
 
     Measured on compact partitions (groups of 3 in leaf order, standard normal, one thread, CPU seconds,
@@ -174,7 +174,7 @@ def linked_per_group(Z, C, starts, members, ties, search: str = "auto"):
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)
     if use_tree(C.shape[0], Z.shape[0], Z.shape[1], search):
-        from mabench.kernels.knn_tree import linked_per_group_tree
+        from mabench.kernels.spatial.knn_tree import linked_per_group_tree
 
         return linked_per_group_tree(Z, C, starts, members, ties)
     i1, _, i2, d2 = nearest_two(Z, C)
@@ -328,7 +328,7 @@ def warm(n: int, d: int, k: int, search: str = "auto", subsets: bool = False) ->
     starts, members = group_members(labels, m)
     tree = use_tree(0, n, d, search)
     if tree:
-        from mabench.kernels.knn_tree import linked_per_group_tree
+        from mabench.kernels.spatial.knn_tree import linked_per_group_tree
 
         linked_per_group_tree(Z, C, starts, members, TIES_INDEX)
     if not tree or subsets:

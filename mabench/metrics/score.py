@@ -10,7 +10,7 @@ evaluation (rld, id, g_il are computed once per context).
 
 from __future__ import annotations
 
-from mabench.metrics import EvalContext, metric
+from mabench.metrics.context import EvalContext, metric
 from mabench.metrics.common import number_option
 from mabench.metrics.disclosure import id_value, rld_value, warm_rld
 from mabench.metrics.utility import g_il_value

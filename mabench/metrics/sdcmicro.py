@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from mabench.metrics import EvalContext, metric
+from mabench.metrics.context import EvalContext, metric
 from mabench.metrics.common import number_option
 
 

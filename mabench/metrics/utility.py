@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mabench.metrics import EvalContext, metric
+from mabench.metrics.context import EvalContext, metric
 from mabench.metrics.common import cached
 from mabench.metrics.information_loss import warm_groups
 

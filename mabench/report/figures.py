@@ -3,7 +3,7 @@
 Everything here is drawn from two tables, so new algorithms and new registry rows need no
 plotting code:
 
-* ``compared`` — :func:`mabench.report.published.compare` of ``config/published.csv`` against the results:
+* ``compared`` — :func:`mabench.report.published.compare` of ``registry/published.csv`` against the results:
   one row per published number with its reproduced value and verdict;
 * ``results`` — the workflow's tidy results table (one row per cell).
 

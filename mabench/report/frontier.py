@@ -1,8 +1,8 @@
 """The frontier: how far each method's IL is from the certified lower bound and from the best known.
 
-Per real data set and k (the registry cells of config/best_known), for every method of the results
+Per real data set and k (the registry cells of registry/best_known), for every method of the results
 table (the default run's cells; mean IL over seeds when several), with ``bound`` from
-config/best_known/bounds.csv (`mabench bound ... --store`) and ``best`` from index.csv:
+registry/best_known/bounds.csv (`mabench bound ... --store`) and ``best`` from index.csv:
 
 * ``gap_bound`` = 100·(IL − bound)/IL — the most of the method's IL that any partition could remove;
 * ``gap_best``  = 100·(IL − best)/IL  — the share a known partition does remove.
@@ -24,7 +24,7 @@ ORDER = {"tarragona": 0, "census": 1, "eia": 2}
 
 def cells(root=None) -> pd.DataFrame:
     """dataset, k, best, bound, gap (%) for each registry cell."""
-    from mabench.report import best_known, bounds
+    from mabench.optimum import best_known, bounds
 
     index = best_known.load_index(root)
     bnd = bounds.load(root)
@@ -61,7 +61,7 @@ def write(frame: pd.DataFrame, out_dir) -> list[Path]:
     out_dir = Path(out_dir)
     lines = ["# The frontier: each method's IL against the certified lower bound and the best known", "",
              "Gap to bound = 100·(IL − bound)/IL, gap to best = 100·(IL − best known)/IL (docs/bounds.md); "
-             "bound and best known from config/best_known (bounds.csv, index.csv).", "",
+             "bound and best known from registry/best_known (bounds.csv, index.csv).", "",
              "| Data set | k | Method | IL | Bound | Best known | Gap to bound % | Gap to best % |",
              "|---|---|---|---|---|---|---|---|"]
     for r in frame.to_dict("records"):

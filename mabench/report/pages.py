@@ -147,7 +147,7 @@ def provenance(results: pd.DataFrame) -> dict[str, str]:
     prov = {}
     first = results.iloc[0] if len(results) else {}
     for col in results.columns:
-        if col in ("git_commit", "root_seed", "config", "config_sha256") or col.startswith(("version_", "machine_")):
+        if col in ("git_commit", "lock_sha256", "root_seed", "config", "config_sha256") or col.startswith(("version_", "machine_")):
             prov[col] = str(first[col])
     if {"dataset_id", "seed"} <= set(results.columns):
         seeds = results.groupby("dataset_id", sort=True)["seed"].apply(lambda s: sorted(set(int(x) for x in s)))
@@ -189,7 +189,7 @@ def _source_page(source: str, comp: pd.DataFrame, results: pd.DataFrame, prov: d
     body = [f'<nav><a href="index.html">← all papers</a><a href="#provenance">provenance</a></nav>',
             f"<h1>Reproduction report: {_esc(title)}</h1>",
             f"<p>Seed document: {seeds_files}. Every number below is printed in the paper and recomputed by "
-            "mabench from <code>config/published.csv</code>; verdict rules in <code>docs/published.md</code>, "
+            "mabench from <code>registry/published.csv</code>; verdict rules in <code>docs/published.md</code>, "
             "the evidence behind each known cause in <code>docs/findings.md</code>.</p>",
             f'<p class="headline">{_esc(tables.class_summary(comp))}</p>', _counts_html(comp), _classes_html(comp)]
     png = figures.png_bytes(figures.verdict_overview(comp))
@@ -210,7 +210,7 @@ def _source_page(source: str, comp: pd.DataFrame, results: pd.DataFrame, prov: d
 
 def _index_page(compared: pd.DataFrame, prov: dict, fig_dir: Path, frontier_link: bool = False) -> str:
     body = ["<h1>mabench reproduction reports</h1>",
-            "<p>Every published number in <code>config/published.csv</code>, recomputed by mabench. One page per "
+            "<p>Every published number in <code>registry/published.csv</code>, recomputed by mabench. One page per "
             "seed paper; verdict rules and cause classes in <code>docs/published.md</code>.</p>",
             f'<p class="headline">{_esc(tables.class_summary(compared))}</p>', _counts_html(compared),
             _classes_html(compared)]
@@ -295,7 +295,7 @@ def _frontier_page(results: pd.DataFrame, prov: dict, fig_dir: Path) -> str | No
     body = ["<h1>The frontier: distance to optimal</h1>",
             "<p>Per real data set and k, each method's IL (default run, mean over seeds) against the certified "
             "lower bound (<code>mabench bound</code>, docs/bounds.md) and the best known partition "
-            "(<code>config/best_known</code>). Gap = 100·(IL − reference)/IL. The optimum lies between the bound "
+            "(<code>registry/best_known</code>). Gap = 100·(IL − reference)/IL. The optimum lies between the bound "
             "and the best known.</p>",
             _figure_html(png, "Gap to the certified lower bound per method", "frontier"),
             _plain_table_html(show, "frontier"), _provenance_html(prov)]

@@ -1,4 +1,4 @@
-"""The published-values registry (``config/published.csv``) and the comparison of
+"""The published-values registry (``registry/published.csv``) and the comparison of
 harness results against it.
 
 One registry row is one number printed in a seed paper, with what the harness
@@ -6,7 +6,7 @@ must run to recompute it and how to judge the recomputed value. The columns,
 the verdict rules and how to add a number are in ``docs/published.md``.
 
 * :func:`load` reads the CSV and validates every row against
-  ``config/published.schema.json`` plus the cross-field checks a JSON schema
+  ``registry/published.schema.json`` plus the cross-field checks a JSON schema
   cannot express; a bad registry raises :class:`RuntimeError`.
 * :func:`compare` matches registry rows to a tidy results table and gives each
   published number a verdict: reproduced, within tolerance, not reproduced,
@@ -92,11 +92,11 @@ def _same_data(wanted: dict, have: dict) -> bool:
 
 # ------------------------------------------------------------------ loading
 def default_path() -> Path:
-    return resources.config_path("published.csv")
+    return resources.registry_path("published.csv")
 
 
 def schema_path() -> Path:
-    return resources.config_path("published.schema.json")
+    return resources.registry_path("published.schema.json")
 
 
 def _typed(rec: dict) -> dict:

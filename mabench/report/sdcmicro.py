@@ -3,7 +3,7 @@ plugins of the same names on the same files — IL, DLD and time side by side.
 
 Its numbers come from a measured comparison run (``benchmarks/sdcmicro/compare.py``, which runs
 sdcMicro through R and mabench in the same session on the same machine): the bundled
-``config/sdcmicro_agreement.csv``, a copy of ``docs/sdcmicro/agreement.csv``. When the workflow's
+``registry/sdcmicro_agreement.csv``, a copy of ``docs/sdcmicro/agreement.csv``. When the workflow's
 results hold the same method ids, their IL is shown beside it (the workflow's own run). docs/sdcmicro.md
 explains every column and every difference.
 """
@@ -22,7 +22,7 @@ ORDER = ["mdav", "rmd", "pca", "mcdpca", "pppca", "clustpca", "clustpca-pam", "c
 
 
 def load_agreement() -> pd.DataFrame:
-    with resources.config_path(AGREEMENT).open() as fh:
+    with resources.registry_path(AGREEMENT).open() as fh:
         return pd.read_csv(fh)
 
 
@@ -63,7 +63,7 @@ def summary_figure(agreement: pd.DataFrame):
 
 
 def page_body(results: pd.DataFrame | None, esc, figure_html) -> str:
-    if not resources.config_path(AGREEMENT).is_file():
+    if not resources.registry_path(AGREEMENT).is_file():
         return ("<h1>mabench vs sdcMicro</h1><p>No comparison run is bundled (config/" + AGREEMENT + "); write one "
                 "with <code>python benchmarks/sdcmicro/compare.py --sdcmicro DIR</code>.</p>")
     agreement = load_agreement()

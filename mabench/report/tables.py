@@ -339,7 +339,7 @@ def write_tables(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None =
 
 def _write_index(compared, index_rows, out_dir: Path, commit: str) -> None:
     lines = ["# Regenerated tables", "",
-             f"Every published number in config/published.csv, recomputed by mabench{' at ' + commit if commit else ''}.",
+             f"Every published number in registry/published.csv, recomputed by mabench{' at ' + commit if commit else ''}.",
              "", f"**{class_summary(compared)}**", "", "| Source | Table | " + " | ".join(VERDICT_ORDER) + " | Files |",
              "|---|---|" + "---|" * len(VERDICT_ORDER) + "---|"]
     for source, table, name, counts in index_rows:

@@ -46,12 +46,27 @@ def readme_python_example() -> str:
     return match.group(1)
 
 
+def setuptools_warnings(build_log: str) -> list[str]:
+    """The lines of a verbose build's log in which setuptools warns (e.g. a folder of package data
+    that is not a declared package: "Package would be ignored")."""
+    return [line.strip() for line in build_log.splitlines()
+            if re.search(r"Warning:|would be ignored|is absent from the `packages`", line)]
+
+
+def test_setuptools_warnings_are_found():
+    log = ("  /tmp/x/setuptools/command/build_py.py:215: BuildBackendWarning: Package 'mabench.registry.regress' "
+           "is absent from the `packages` configuration.\n  warning: build_py: byte-compiling is disabled, skipping.\n")
+    assert len(setuptools_warnings(log)) == 1
+
+
 def _build_wheel(tmp: Path) -> Path:
-    """The wheel of a copy of the checkout (setuptools writes build/ and *.egg-info next to the sources)."""
+    """The wheel of a copy of the checkout (setuptools writes build/ and *.egg-info next to the sources),
+    built without a setuptools warning."""
     src = tmp / "src"
     shutil.copytree(ROOT, src, ignore=_SKIP)
     dist = tmp / "dist"
-    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", dist, src], cwd=tmp)
+    build = _run([sys.executable, "-m", "pip", "wheel", "--verbose", "--no-deps", "-w", dist, src], cwd=tmp)
+    assert not setuptools_warnings(build.stdout + build.stderr), setuptools_warnings(build.stdout + build.stderr)
     wheels = list(dist.glob("mabench-*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import mabench
 from mabench import UserError
-from mabench.kernels.aggregate import aggregate
+from mabench.kernels.core.aggregate import aggregate
 from oracles import aggregation as oracle
 
 
@@ -165,7 +165,7 @@ def test_workflow_entry_params_carry_measure_weights_strata(tmp_path):
     from mabench.bench import batch
     from support import ROOT
 
-    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    schema = yaml.safe_load((ROOT / "mabench/bench/config.schema.yaml").read_text())
     entry = {"algorithm": "mdav", "params": {"measure": "median", "sampling_weights": "w", "strata": "region"}}
     jsonschema.validate({"algorithms": {"mdav_median": entry}, "datasets": {"d": {"spec": "d.csv"}}}, schema)
 

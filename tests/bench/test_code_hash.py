@@ -86,31 +86,34 @@ def _defined_names(path: Path) -> set[str]:
         t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
 
 
-@pytest.mark.parametrize("kernel", ["tfrp", "hm", "ward", "farpair"])
+@pytest.mark.parametrize("kernel", ["methods/tfrp", "methods/hm", "methods/ward", "spatial/farpair"])
 def test_editing_a_kernel_changes_exactly_its_users(tree_copy, kernel):
-    """The users found independently: plugins and kernels that name one of the kernel's functions
-    (or the module itself), closed under "uses a kernel that uses it"."""
-    names = _defined_names(tree_copy / "mabench" / "kernels" / f"{kernel}.py")
-    sources = {p.stem: p.read_text() for p in (tree_copy / "mabench" / "kernels").glob("*.py")}
+    """The users found independently: plugins and kernels that import the kernel's module or name one
+    of its functions through the kernels package, closed under "uses a kernel that uses it"."""
+    root = tree_copy / "mabench" / "kernels"
+    sources = {str(p.relative_to(root).with_suffix("")): p.read_text() for p in root.rglob("*.py")
+               if p.name != "__init__.py"}
 
     def uses(text: str, modules: set[str], funcs: set[str]) -> bool:
-        return (any(f"kernels.{m} import" in text or f"kernels import {m}" in text for m in modules)
+        dotted = [m.replace("/", ".") for m in modules]
+        return (any(f"kernels.{m} import" in text or f"kernels.{m.rpartition('.')[0]} import {m.rpartition('.')[2]}"
+                    in text for m in dotted)
                 or any(f"K.{f}(" in text or f"K.{f}," in text or f"K.{f})" in text for f in funcs))
 
-    users, funcs = {kernel}, set(names)
+    users, funcs = {kernel}, set(_defined_names(root / f"{kernel}.py"))
     while True:  # kernels that import the edited one
-        more = {m for m, text in sources.items() if m not in users and m != "__init__" and uses(text, users, funcs)}
+        more = {m for m, text in sources.items() if m not in users and uses(text, users, funcs)}
         if not more:
             break
         users |= more
         for m in more:
-            funcs |= _defined_names(tree_copy / "mabench" / "kernels" / f"{m}.py")
+            funcs |= _defined_names(root / f"{m}.py")
     direct = {p.stem for p in (tree_copy / "algorithms").glob("*.py")
               if not p.stem.startswith("_") and uses(p.read_text(), users, funcs)}
     expected = direct | {s for name in direct for s in _searches_from(name)}
 
     before = _hashes()
-    with open(tree_copy / "mabench" / "kernels" / f"{kernel}.py", "a") as fh:
+    with open(root / f"{kernel}.py", "a") as fh:
         fh.write("\n# an edit\n")
     changed = _changed(before, _hashes())
     assert expected and changed == expected
@@ -129,11 +132,11 @@ def test_a_package_used_as_a_whole_depends_on_everything_it_exports(tmp_path):
     plugin.write_text("from mabench import kernels as K\n\ndef run(Z, k, p, rng):\n    return getattr(K, 'x')\n"
                       "\nfns = [K]\n")
     files, _ = codehash.closure([("whole", plugin)])
-    assert {"mabench.kernels.tfrp", "mabench.kernels.hm", "mabench.kernels.ward"} <= set(files)
+    assert {"mabench.kernels.methods.tfrp", "mabench.kernels.methods.hm", "mabench.kernels.methods.ward"} <= set(files)
     plugin.write_text("from mabench import kernels as K\n\ndef run(Z, k, p, rng):\n    return K.hm_labels(Z, k)\n")
     codehash.clear_caches()
     files, _ = codehash.closure([("attr", plugin)])
-    assert "mabench.kernels.hm" in files and "mabench.kernels.tfrp" not in files
+    assert "mabench.kernels.methods.hm" in files and "mabench.kernels.methods.tfrp" not in files
 
 
 def test_a_third_party_import_by_name_counts(tmp_path):

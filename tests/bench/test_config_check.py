@@ -1,5 +1,5 @@
 """Workflow configuration checks at config time (issue 17): every invalid parameter and unbounded
-configuration fails `snakemake -n` with one line (mabench.bench.config_check, called by
+configuration fails `snakemake -n` with one line (mabench.bench.config, called by
 workflow/rules/common.smk before Snakemake's own schema validation)."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 from support import ROOT
-from mabench.bench.config_check import check_config
+from mabench.bench.config import check_config
 from mabench.errors import UserError
 
-SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA = ROOT / "mabench" / "bench" / "config.schema.yaml"
 BASE = {"k": [3], "algorithms": {"mdav": {"algorithm": "mdav"}}, "datasets": {"tarragona": {"spec": "tarragona"}}}
 
 

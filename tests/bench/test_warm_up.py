@@ -17,7 +17,7 @@ from support import DISPATCHER_SIGNATURES
 PROBE = """
 from mabench import discovery
 from mabench.bench.runner import _warm_up
-from mabench.kernels import mdav
+from mabench.kernels.methods import mdav
 algo = discovery.algorithm("mdav")
 _warm_up(algo, 3, 10, dict(algo.resolve({})), N)
 print(len(mdav.mdav_labels_tree.signatures), len(mdav.mdav_labels.signatures))
@@ -35,7 +35,7 @@ import json, sys
 import numpy as np
 from mabench import discovery
 from mabench.bench import runner
-from mabench.kernels import cbfs, mdav
+from mabench.kernels.methods import cbfs, mdav
 
 name, n, d = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 """ + DISPATCHER_SIGNATURES + r"""

@@ -190,6 +190,7 @@ def test_lint_check_fails_on_a_broken_snakefile(tmp_path):
     copy = tmp_path / "wf"
     shutil.copytree(ROOT / "workflow", copy / "workflow")
     shutil.copytree(ROOT / "config", copy / "config")
+    shutil.copytree(ROOT / "registry", copy / "registry")
     (copy / "Snakefile").write_text(SNAKEFILE.read_text() + "\nrule broken:\n    input: (\n")
     problems = lint_problems(tmp_path, copy / "Snakefile")
     assert problems and "failed" in problems[0], problems

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from mabench.kernels.knn_tree import _static_tree
+from mabench.kernels.spatial.knn_tree import _static_tree
 from mabench.metrics import REGISTRY, EvalContext, applicable
 
 

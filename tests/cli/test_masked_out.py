@@ -104,12 +104,12 @@ def test_missing_report_extra_is_one_line(monkeypatch, tmp_path, command, module
 
 
 def test_require_extra_names_the_workflow_extra(monkeypatch):
-    from mabench import cli
+    from mabench.cli.common import require_extra
     from mabench.errors import UserError
 
     monkeypatch.setitem(sys.modules, "snakemake", None)
     with pytest.raises(UserError, match=r"^mabench workflow needs the workflow extra: pip install 'mabench\[workflow\]'$"):
-        cli.require_extra("workflow", "workflow")
+        require_extra("workflow", "workflow")
 
 
 def test_text_strata_column_in_a_file(tmp_path):

@@ -13,7 +13,7 @@ import pytest
 from support import ROOT, assert_user_error, main_in_process as main
 from mabench import discovery
 from mabench.errors import UserError
-from mabench.kernels import search
+from mabench.kernels.improve import search
 from mabench.plugin import INT64_MAX, MAX_COLUMNS, Param
 
 GOOD = "a,b\n1,2\n3,5\n4,1\n7,8\n2,2\n9,4\n"

@@ -31,7 +31,7 @@ def _inputs(folder: Path) -> None:
     frame = pd.DataFrame([RECORD])
     frame.to_csv(folder / "base.csv", index=False)
     frame.to_csv(folder / "cur.csv", index=False)
-    shutil.copy(ROOT / "config" / "published.csv", folder / "pub.csv")
+    shutil.copy(ROOT / "registry" / "published.csv", folder / "pub.csv")
     shutil.copy(ROOT / "config" / "smoke.yaml", folder / "cfg.yaml")
     cell = folder / "cells" / "tarragona" / "mdav" / "seed0"
     cell.mkdir(parents=True)

@@ -27,7 +27,8 @@ import pytest
 
 from support import ROOT, assert_user_error, main_in_process as main
 from mabench import io
-from mabench.cli import INTERRUPTED
+from mabench.cli import catalog, process
+from mabench.cli.process import INTERRUPTED
 from mabench.errors import UserError
 
 GOOD = "a,b\n1,2\n3,5\n4,1\n7,8\n2,2\n9,4\n"
@@ -223,44 +224,38 @@ def test_a_signal_while_the_handlers_are_installed_exits_130(tmp_path, sig):
 
 @pytest.fixture
 def signal_handler(monkeypatch):
-    """cli._interrupt, the handler a real signal runs, with the collector re-enabled and the kept
+    """process._interrupt, the handler a real signal runs, with the collector re-enabled and the kept
     interrupt dropped afterwards (after a signal the process keeps both until it exits)."""
     import gc
 
-    from mabench import cli
-
     monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # a signalled run keeps its quiet hook
-    yield cli._interrupt
+    yield process._interrupt
     gc.enable()
-    cli._UNWOUND.clear()
+    process._UNWOUND.clear()
 
 
 def test_a_signal_before_the_command_starts_ends_it_as_interrupted(work, capsys, monkeypatch, signal_handler):
-    from mabench import cli
-
-    enter = cli._Interrupts.__enter__
+    enter = process._Interrupts.__enter__
 
     def enter_then_signal(self):
         entered = enter(self)
         signal_handler(signal.SIGTERM, None)  # unarmed: recorded, not raised here
         return entered
 
-    monkeypatch.setattr(cli._Interrupts, "__enter__", enter_then_signal)
+    monkeypatch.setattr(process._Interrupts, "__enter__", enter_then_signal)
     proc = main(capsys, "run", "mdav", "good.csv", "-k", "2", "--out", "p.csv")
     assert (proc.returncode, proc.stderr, proc.stdout) == (130, INTERRUPTED, "")
     assert listing(work) == ["good.csv"]
 
 
 def test_a_signal_after_the_commit_keeps_the_finished_command(work, capsys, monkeypatch, signal_handler):
-    from mabench import cli
-
-    leave = cli._Interrupts.__exit__
+    leave = process._Interrupts.__exit__
 
     def signal_then_exit(self, *exc):
         signal_handler(signal.SIGINT, None)  # disarmed: the command's outcome stands
         return leave(self, *exc)
 
-    monkeypatch.setattr(cli._Interrupts, "__exit__", signal_then_exit)
+    monkeypatch.setattr(process._Interrupts, "__exit__", signal_then_exit)
     proc = main(capsys, "run", "mdav", "good.csv", "-k", "2", "--out", "p.csv")
     assert (proc.returncode, proc.stderr) == (0, "")
     assert (work / "p.csv").read_text().startswith("group\n")
@@ -269,12 +264,13 @@ def test_a_signal_after_the_commit_keeps_the_finished_command(work, capsys, monk
 SIGNAL_AFTER_THE_COMMIT = """
 import os, signal, sys, time
 from mabench import cli
-leave = cli._Interrupts.__exit__
+from mabench.cli import process
+leave = process._Interrupts.__exit__
 def late_signal_then_exit(self, *exc):
     os.kill(os.getpid(), signal.SIGTERM)  # a real signal: it also wakes the watchdog
-    time.sleep(cli.GRACE_SECONDS + 1.0)  # longer than the watchdog's grace
+    time.sleep(process.GRACE_SECONDS + 1.0)  # longer than the watchdog's grace
     return leave(self, *exc)
-cli._Interrupts.__exit__ = late_signal_then_exit
+process._Interrupts.__exit__ = late_signal_then_exit
 sys.argv = ["mabench", "run", "mdav", "good.csv", "-k", "2", "--out", "p.csv"]
 cli.run()
 """
@@ -294,8 +290,6 @@ def test_after_a_signal_nothing_the_interrupted_code_held_is_freed(work, capsys,
     the interrupt keeps its frames, and the cyclic collector is off, until the process exits."""
     import gc
 
-    from mabench import cli
-
     freed = []
 
     class Held:
@@ -307,7 +301,7 @@ def test_after_a_signal_nothing_the_interrupted_code_held_is_freed(work, capsys,
         held.cycle = held  # only the collector could free it
         signal_handler(signal.SIGTERM, None)  # armed: raises KeyboardInterrupt here
 
-    monkeypatch.setattr(cli, "cmd_list", interrupted_while_holding)
+    monkeypatch.setattr(catalog.LIST, "body", interrupted_while_holding)
     proc = main(capsys, "list", "algorithms")
     assert (proc.returncode, proc.stderr) == (130, INTERRUPTED)
     gc.collect()
@@ -546,16 +540,16 @@ def test_a_signal_swallowed_by_a_library_callback_still_ends_as_an_interrupt(wor
     monkeypatch.setattr(_sys, "unraisablehook", _sys.unraisablehook)  # a signalled run keeps its quiet hook
 
     def compile_fails(args):
-        cli._SIGNALLED.append(2)  # what the signal handler records before it raises
+        process._SIGNALLED.append(2)  # what the signal handler records before it raises
         _sys.unraisablehook(type("U", (), {"exc_value": KeyboardInterrupt(), "exc_type": KeyboardInterrupt,
                                             "exc_traceback": None, "err_msg": None, "object": None})())
         raise RuntimeError("no compiled object yet for <Library '_select'>")
 
-    monkeypatch.setattr(cli, "cmd_list", compile_fails)
+    monkeypatch.setattr(catalog.LIST, "body", compile_fails)
     proc = main(capsys, "list", "algorithms")
-    assert proc.returncode == 130 and proc.stderr == cli.INTERRUPTED and proc.stdout == ""
+    assert proc.returncode == 130 and proc.stderr == process.INTERRUPTED and proc.stdout == ""
     # without a signal the same error is a bug and is not hidden
-    monkeypatch.setattr(cli, "cmd_list", lambda args: (_ for _ in ()).throw(RuntimeError("bug")))
+    monkeypatch.setattr(catalog.LIST, "body", lambda args: (_ for _ in ()).throw(RuntimeError("bug")))
     with pytest.raises(RuntimeError, match="bug"):
         cli.main(["list", "algorithms"])
 
@@ -566,18 +560,16 @@ def test_after_a_signal_a_library_cleanup_error_prints_no_traceback(work, capsys
     unraisable. After a signal that report stays silent, so stderr keeps its one line."""
     import sys as _sys
 
-    from mabench import cli
-
     printed = []
     monkeypatch.setattr(_sys, "unraisablehook", printed.append)  # Python's default would print it
 
     def interrupted(args):
-        cli._SIGNALLED.append(2)
+        process._SIGNALLED.append(2)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "cmd_list", interrupted)
+    monkeypatch.setattr(catalog.LIST, "body", interrupted)
     proc = main(capsys, "list", "algorithms")
-    assert proc.returncode == 130 and proc.stderr == cli.INTERRUPTED
+    assert proc.returncode == 130 and proc.stderr == process.INTERRUPTED
     _sys.unraisablehook(type("U", (), {"exc_value": ValueError("LLVM object already freed"),
                                         "exc_type": ValueError, "exc_traceback": None,
                                         "err_msg": "Exception ignored in", "object": None})())

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from oracles.partition_bruteforce import optimum
 from support import ROOT, assert_user_error, run_cli
 
-from mabench.kernels import bounds as KB
-from mabench.report import bounds as RB
+from mabench.kernels.lowerbound import bounds as KB
+from mabench.optimum import bounds as RB
 
 
 def _tiny(n, seed, ties):
@@ -102,8 +102,8 @@ def test_cover_pricing_equals_a_numpy_sum_over_all_pairs():
 
 
 def test_stored_bounds_below_best_known():
-    bounds = pd.read_csv(ROOT / "config" / "best_known" / "bounds.csv")
-    index = pd.read_csv(ROOT / "config" / "best_known" / "index.csv")
+    bounds = pd.read_csv(ROOT / "registry" / "best_known" / "bounds.csv")
+    index = pd.read_csv(ROOT / "registry" / "best_known" / "index.csv")
     for method in ("pair", "cover"):  # lp rows: test_lp_bound.py
         merged = index.merge(bounds[bounds["method"] == method], on=["dataset", "k"])
         assert len(merged) == 12, method

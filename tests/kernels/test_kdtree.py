@@ -1,4 +1,4 @@
-"""The k-d tree's nearest-to-a-group query (mabench/kernels/kdtree.py) against a plain NumPy scan.
+"""The k-d tree's nearest-to-a-group query (mabench/kernels/spatial/kdtree.py) against a plain NumPy scan.
 
 The reference scores every alive record by its summed squared distance to the members (each
 member's distances summed attribute by attribute, as the full pass does) and takes the smallest,

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from oracles.partition_bruteforce import optimum
 
-from mabench.kernels import lns as L
+from mabench.kernels.improve import lns as L
 
 
 def run_plugin(params, Z, k, seed=0):

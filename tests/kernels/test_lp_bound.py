@@ -16,8 +16,8 @@ from scipy.optimize import linprog
 from oracles.partition_bruteforce import group_sse, optimum
 from support import ROOT, assert_user_error, run_cli
 
-from mabench.kernels import colgen as CG
-from mabench.report import bounds as B
+from mabench.kernels.lowerbound import colgen as CG
+from mabench.optimum import bounds as B
 
 
 def NO_CUTS(n):
@@ -161,8 +161,8 @@ def test_certified_pricing_with_cut_penalties(n, k, seed, ncuts, limits):
 
 
 def test_stored_lp_bounds_below_best_known():
-    stored = pd.read_csv(ROOT / "config" / "best_known" / "bounds.csv")
-    index = pd.read_csv(ROOT / "config" / "best_known" / "index.csv")
+    stored = pd.read_csv(ROOT / "registry" / "best_known" / "bounds.csv")
+    index = pd.read_csv(ROOT / "registry" / "best_known" / "index.csv")
     lp = index.merge(stored[stored["method"] == "lp"], on=["dataset", "k"])
     assert len(lp) == 12
     assert (lp["il_bound"] < lp["il"]).all()

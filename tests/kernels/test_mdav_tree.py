@@ -1,4 +1,4 @@
-"""The tree kernels of the MDAV family and CBFS (kernels/mdav.py, kernels/cbfs.py, kernels/treegroups.py)
+"""The tree kernels of the MDAV family and CBFS (kernels/methods/mdav.py, kernels/methods/cbfs.py, kernels/spatial/treegroups.py)
 give the pass kernels' partitions, record for record.
 
 The pass kernel (``index=scan``) is the reference: a full distance pass per question, ties to the
@@ -186,7 +186,7 @@ def test_running_centroid_is_the_pass_kernels_bit_for_bit():
     """treegroups.centroid_of_remaining replays buffer.centroid (sums recomputed in record order when
     more than 1/8 of the slots are gone, each removed record subtracted in between): the same bits
     after every removal, on values whose sums round."""
-    from mabench.kernels import treegroups as TG
+    from mabench.kernels.spatial import treegroups as TG
 
     rng = np.random.default_rng(9)
     n, d = 3_000, 4

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mabench import kernels as K
-from mabench.kernels import merge as M
-from mabench.kernels import search as S
+from mabench.optimum import merge as M
+from mabench.kernels.improve import search as S
 
 
 def _random_partition(rng, n, k):

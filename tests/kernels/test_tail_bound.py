@@ -16,8 +16,8 @@ from oracles.partition_bruteforce import optimum
 from support import run_cli
 from test_lp_bound import cut_instance, groups
 
-from mabench.kernels import colgen as CG
-from mabench.report import bounds as B
+from mabench.kernels.lowerbound import colgen as CG
+from mabench.optimum import bounds as B
 
 
 @settings(max_examples=60, deadline=None)

@@ -95,10 +95,10 @@ def test_every_registry_note_cites_a_seed_file_and_the_docs():
         if not note:
             continue
         if not SEED_FILE.search(note):
-            problems.append(f"config/published.csv:{line}: note names no seed file: {note[:100]}")
+            problems.append(f"registry/published.csv:{line}: note names no seed file: {note[:100]}")
         if not DOC_REF.search(note):
-            problems.append(f"config/published.csv:{line}: note names no docs/ file: {note[:100]}")
-        problems += _check_doc_refs(note, f"config/published.csv:{line}")
+            problems.append(f"registry/published.csv:{line}: note names no docs/ file: {note[:100]}")
+        problems += _check_doc_refs(note, f"registry/published.csv:{line}")
     assert not problems, "\n".join(problems)
 
 

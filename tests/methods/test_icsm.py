@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from mabench.report import best_known
+from mabench.optimum import best_known
 from mabench import discovery, kernels as K, partition
-from mabench.kernels import search
+from mabench.kernels.improve import search
 from mabench.cli import main
 from mabench.bench.runner import run_cell
 

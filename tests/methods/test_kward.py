@@ -15,7 +15,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 from mabench import data, discovery, partition
 from mabench.errors import UserError
-from mabench.kernels.ward import kward_sorted, kwr_sorted
+from mabench.kernels.methods.ward import kward_sorted, kwr_sorted
 from mabench.bench.runner import run_cell
 from mabench.data.standardize import zscore
 
@@ -302,7 +302,7 @@ def test_deterministic_and_projection_required():
 
 
 def test_fpc_sign_is_deterministic():
-    from mabench.kernels.kward import first_component
+    from mabench.kernels.methods.kward import first_component
 
     Z = zscore(np.random.default_rng(4).standard_normal((50, 3)) @ np.array([[1, 0.5, 0], [0, 1, 0.3], [0, 0, 1]]))
     v = first_component(Z)

@@ -216,7 +216,7 @@ def test_every_method_gives_valid_groups_on_tied_and_skewed_data():
 
 
 def test_cut_matches_indexmicro_and_refuses_nothing_between_k_and_2k():
-    from mabench.kernels.sdcmicro import chunk_labels
+    from mabench.kernels.methods.sdcmicro import chunk_labels
 
     for n in range(3, 40):
         for k in (1, 2, 3, 5):

@@ -1,4 +1,4 @@
-"""Metrics at scale: the k-d tree DLD (mabench/kernels/knn_tree.py) answers exactly as the streaming
+"""Metrics at scale: the k-d tree DLD (mabench/kernels/spatial/knn_tree.py) answers exactly as the streaming
 pass, and quadratic metrics refuse sizes they cannot handle (docs/metrics.md, "Scale")."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from mabench.errors import UserError
 from mabench.kernels import group_means
-from mabench.kernels.knn_tree import linked_per_group_tree, nearest_two_tree
+from mabench.kernels.spatial.knn_tree import linked_per_group_tree, nearest_two_tree
 from mabench.metrics import EvalContext, evaluate
 from mabench.metrics import disclosure
 from mabench.metrics import linkage as L

@@ -1,7 +1,7 @@
 """Plain-Python brute force: the optimal partition of a tiny set into groups of k..kmax records.
 
 Enumerates every set partition by recursion (the first unassigned record opens a group with every
-choice of its companions), so it shares nothing with the bit-mask DP of mabench.kernels.lns.
+choice of its companions), so it shares nothing with the bit-mask DP of mabench.kernels.improve.lns.
 Exponential: use n ≤ 10.
 """
 

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mabench.report import best_known, figures, frontier
+from mabench.report import figures, frontier
+from mabench.report import best_known_table
 
 
 def _results():
@@ -48,7 +49,7 @@ def test_frontier_files_and_figure(tmp_path):
 
 
 def test_best_known_table_has_bound_columns(tmp_path):
-    merged = best_known.table(tmp_path)
+    merged = best_known_table.table(tmp_path)
     assert {"il_bound", "gap_pct", "below", "below_possible"} <= set(merged.columns)
     assert (merged["il_bound"] < merged["il_recomputed"]).all()
     assert "Gap %" in (tmp_path / "best_known.md").read_text()

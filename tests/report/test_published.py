@@ -1,4 +1,4 @@
-"""The published-values registry (config/published.csv) and mabench.report.published.compare.
+"""The published-values registry (registry/published.csv) and mabench.report.published.compare.
 
 Spot-check values below are transcribed from the seed files named in the registry's
 seed_file column (004_d1273daa16c98592.txt §VI Tables I–III, 002_81f9d5b914b1df78.txt §5

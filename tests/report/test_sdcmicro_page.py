@@ -10,7 +10,7 @@ from mabench.report import sdcmicro
 from support import ROOT
 
 DOCS = ROOT / "docs" / "sdcmicro" / "agreement.csv"
-BUNDLED = ROOT / "config" / "sdcmicro_agreement.csv"
+BUNDLED = ROOT / "registry" / "sdcmicro_agreement.csv"
 REAL = ("tarragona", "census", "eia")
 
 

@@ -16,15 +16,15 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from mabench.bench import plan as mabench_plan
-from mabench.bench.config_check import check_config
+from mabench.bench.config import check_config
 
 
 if config.get("extends"):  # a configuration that names only what it adds to another (config/full.yaml)
     _merged = mabench_plan.resolve_extends(dict(config), os.path.dirname(os.path.abspath(workflow.configfiles[-1])))
     config.clear()
     config.update(_merged)
-check_config(config, workflow.configfiles, os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml"))
-validate(config, "../schemas/config.schema.yaml")
+check_config(config, workflow.configfiles, str(mabench_plan.schema_path()))
+validate(config, str(mabench_plan.schema_path()))
 try:
     PLAN = mabench_plan.build(config)
 except mabench_plan.ConfigError as exc:
@@ -45,7 +45,7 @@ envvars:
     "PATH",
 
 
-PUBLISHED = os.path.join(workflow.basedir, "config", "published.csv")
+PUBLISHED = os.path.join(workflow.basedir, "registry", "published.csv")
 # So that `snakemake --report` offers results.parquet as a download instead of inlining it as text.
 mimetypes.add_type("application/vnd.apache.parquet", ".parquet")
 

@@ -21,9 +21,9 @@ rule tables:
 
 
 rule best_known:
-    """The best-known partitions (config/best_known) re-verified against the seeds' best published IL."""
+    """The best-known partitions (registry/best_known) re-verified against the seeds' best published IL."""
     input:
-        index=os.path.join(workflow.basedir, "config", "best_known", "index.csv"),
+        index=os.path.join(workflow.basedir, "registry", "best_known", "index.csv"),
         published=PUBLISHED,
     output:
         report(

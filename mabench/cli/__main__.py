@@ -1,0 +1,5 @@
+"""``python -m mabench.cli``."""
+
+from mabench.cli import run
+
+run()

@@ -1,0 +1,83 @@
+"""Group-level quantities of a labelled partition: centroids, sizes, SSE, leftovers to the nearest group."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mabench.kernels.core.buffer import UNASSIGNED
+from mabench.kernels.core.nearest import label_rest
+
+@njit(cache=True)
+def group_means(Z, labels, n_groups):
+    """Centroids (n_groups, d) and sizes of the labelled records (label -1 is skipped)."""
+    n, d = Z.shape
+    sums = np.zeros((n_groups, d))
+    sizes = np.zeros(n_groups, dtype=np.int64)
+    for i in range(n):
+        g = labels[i]
+        if g >= 0:
+            sizes[g] += 1
+            for j in range(d):
+                sums[g, j] += Z[i, j]
+    for g in range(n_groups):
+        if sizes[g] > 0:
+            for j in range(d):
+                sums[g, j] /= sizes[g]
+    return sums, sizes
+
+
+@njit(cache=True)
+def assign_leftovers(Z, labels, n_groups):
+    """Give every unlabelled record the label of the group with the nearest centroid.
+
+    Centroids are frozen before any leftover is added (the sequential update
+    gave identical results on every published cell; frozen is order-free).
+    Ties go to the lower group label.
+    """
+    n, d = Z.shape
+    means, _ = group_means(Z, labels, n_groups)
+    for i in range(n):
+        if labels[i] != UNASSIGNED:
+            continue
+        best = -1
+        best_v = np.inf
+        for g in range(n_groups):
+            s = 0.0
+            for j in range(d):
+                t = Z[i, j] - means[g, j]
+                s += t * t
+            if s < best_v:
+                best_v = s
+                best = g
+        labels[i] = best
+
+
+@njit(cache=True)
+def close_tail(Z, alive, ids, m, labels, g, left, k):
+    """The common last step: k or more records left form one group; fewer join their nearest groups."""
+    if left >= k:
+        label_rest(alive, ids, m, labels, g)
+    elif left > 0:
+        assign_leftovers(Z, labels, g)
+
+
+@njit(cache=True)
+def sse(Z, labels, n_groups):
+    """Within-group sum of squares: Σ_g Σ_{i∈g} ||z_i − mean_g||²."""
+    means, _ = group_means(Z, labels, n_groups)
+    n, d = Z.shape
+    total = 0.0
+    for i in range(n):
+        g = labels[i]
+        for j in range(d):
+            t = Z[i, j] - means[g, j]
+            total += t * t
+    return total
+
+
+@njit(cache=True)
+def sst(Z):
+    """Total sum of squares: the SSE of the one-group partition, summed by :func:`sse` in the same
+    order, so the whole data set as one group gives IL = 100 exactly and no partition exceeds it."""
+    return sse(Z, np.zeros(Z.shape[0], dtype=np.int64), np.int64(1))

@@ -1,0 +1,129 @@
+"""The MDAV family's main loop (MDAV-generic, the papers' 2k wording, MDAV-1)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mabench.kernels.core import counter
+from mabench.kernels.core.buffer import UNASSIGNED, compact, centroid, scratch, work_buffer
+from mabench.kernels.core.distances import argmax_alive
+from mabench.kernels.core.groups import assign_leftovers, close_tail
+from mabench.kernels.spatial.kdtree import kd_scratch
+from mabench.kernels.core.nearest import farthest_group, group_around
+from mabench.kernels.spatial.treegroups import (REBUILD, SHELL_REBUILD, all_alive, centroid_of_remaining, far_and_near, group_from_tree, label_remaining,
+                                        load_position, shell_farthest, shell_order, take_group, tree_over_remaining,
+                                        tree_start, use_pair, use_tree)
+
+TAIL_3K = 0  # MDAV-generic: pairs while >= 3k left; 2k..3k-1 -> one group + the rest
+TAIL_2K = 1  # MDAV as worded in P-S / CV-MDAV / ICSM Alg. 1: pairs while >= 2k; k..2k-1 -> one group
+TAIL_MDAV1 = 2  # MDAV-1 (Lin et al.): pairs while >= 2k; k..2k-1 -> NN_k of the farthest, rest to nearest
+
+
+@njit(cache=True, nogil=True)
+def mdav_labels(Z, k, tail, tally=None):
+    """Two groups per iteration: around r (farthest from the centroid) and s (farthest from r)."""
+    n, d = Z.shape
+    W, ids, alive = work_buffer(Z)
+    labels = np.full(n, UNASSIGNED, dtype=np.int64)
+    S = scratch(n, d, k)
+    c = S.centroid
+    m = n
+    left = n
+    g = np.int64(0)
+    stop = 3 * k if tail == TAIL_3K else 2 * k
+    m = compact(W, ids, alive, m, S.sums)
+    while left >= stop:
+        if tally is not None:
+            tally[0], tally[1] = n - left, n
+        m = centroid(W, ids, alive, m, left, S.sums, c)
+        taken, s = farthest_group(W, ids, alive, m, c, k, labels, g, S)
+        left -= taken
+        g += 1
+        if not alive[s]:  # only when every remaining record is equidistant from r
+            s = argmax_alive(S.dist, alive, m)
+        left -= group_around(W, ids, alive, m, s, k, labels, g, S)
+        g += 1
+    if left >= (2 * k if tail == TAIL_3K else k) and tail != TAIL_2K:
+        m = centroid(W, ids, alive, m, left, S.sums, c)
+        taken, s = farthest_group(W, ids, alive, m, c, k, labels, g, S)
+        left -= taken
+        g += 1
+    close_tail(Z, alive, ids, m, labels, g, left, k)
+    return labels
+
+
+@njit(cache=True, nogil=True)
+def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
+    """:func:`mdav_labels` with the farthest and nearest records found by a k-d tree
+    (kernels/spatial/treegroups.py): the same partition, in O(n log n)-ish time at low dimension.
+    ``pair``: True to ask s's questions on a second thread while r's nearest are found
+    (treegroups.far_and_near); None (not False) for one thread, so the two-thread code is not compiled.
+    ``tally`` (kernels/core/counter.py): [records grouped, records], updated as groups form."""
+    n, d = Z.shape
+    labels, ids, sums, c, p, top_d, top_i, pos, T, KS = tree_start(Z, k)
+    KS_s = kd_scratch(T)
+    near_s = (np.empty(k), np.empty(k, dtype=np.int64))
+    q = np.empty(d)
+    answer = np.empty(4, dtype=np.int64)
+    slots = n
+    slots = centroid_of_remaining(Z, ids, labels, slots, n, sums, c)
+    c0 = c.copy()
+    shell = shell_order(Z, labels, c0)
+    head = np.int64(0)
+    built = n
+    left = n
+    g = np.int64(0)
+    stop = 3 * k if tail == TAIL_3K else 2 * k
+    while left >= stop:
+        if tally is not None:
+            tally[0], tally[1] = n - left, n
+        if left < REBUILD * built:
+            T = tree_over_remaining(Z, labels, pos)
+            KS = kd_scratch(T)
+            KS_s = kd_scratch(T)
+            built = left
+        slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
+        if left < SHELL_REBUILD * shell.ids.size:
+            c0[:] = c
+            shell = shell_order(Z, labels, c0)
+            head = np.int64(0)
+        rr, head = shell_farthest(shell, head, c0, labels, c)
+        r = pos[rr]
+        load_position(T, r, p)
+        if pair is not None:
+            far_and_near(T, shell, head, c0, labels, pos, k, r, p, q, (top_d, top_i), near_s, KS, KS_s, answer)
+            s, head = pos[answer[0]], answer[1]
+            left -= take_group(Z, T, r, top_i, answer[3], labels, g, sums)
+            g += 1
+            if T[11][s] and all_alive(T, near_s[1], answer[2], min(k - 1, left - 1)):
+                left -= take_group(Z, T, s, near_s[1], answer[2], labels, g, sums)
+                g += 1
+                continue
+        else:
+            ss, head = shell_farthest(shell, head, c0, labels, p)  # before r's group leaves, as in the pass kernel
+            s = pos[ss]
+            left -= group_from_tree(Z, T, r, k, labels, g, sums, p, top_d, top_i, KS)
+            g += 1
+        if not T[11][s]:  # only when every remaining record is equidistant from r
+            s = pos[shell_farthest(shell, head, c0, labels, p)[0]]
+        left -= group_from_tree(Z, T, s, k, labels, g, sums, p, top_d, top_i, KS)
+        g += 1
+    if left >= (2 * k if tail == TAIL_3K else k) and tail != TAIL_2K:
+        slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
+        r = pos[shell_farthest(shell, head, c0, labels, c)[0]]
+        left -= group_from_tree(Z, T, r, k, labels, g, sums, p, top_d, top_i, KS)
+        g += 1
+    if left >= k:
+        label_remaining(labels, g)
+    elif left > 0:
+        assign_leftovers(Z, labels, g)
+    return labels
+
+
+def mdav_partition(Z, k, tail, index="auto"):
+    """The MDAV family's partition by the kernel ``index`` names (auto: kernels/treegroups.use_tree);
+    both kernels give the same labels."""
+    if use_tree(index, *Z.shape):
+        return mdav_labels_tree(Z, k, tail, use_pair(*Z.shape), counter.GROUPED)
+    return mdav_labels(Z, k, tail, counter.GROUPED)

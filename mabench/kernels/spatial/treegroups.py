@@ -1,0 +1,331 @@
+"""The MDAV family's and CBFS's group steps answered by the k-d tree (kernels/spatial/kdtree.py).
+
+The pass kernels (kernels/methods/mdav.py, kernels/methods/cbfs.py with ``index=scan``) find the farthest remaining
+record and a seed's k−1 nearest by a full pass over the work buffer per question: O(n²·d) in all.
+Here the same questions go to a k-d tree over the remaining records (farthest from a point,
+k nearest to a point, by branch and bound), and the rest of the pass kernel's arithmetic is
+replayed exactly:
+
+* candidate distances: the pass's operations in the pass's order (kdtree.kd_farthest/kd_nearest_k);
+* ties: lowest record id, as the pass's lowest slot (its buffer keeps record order);
+* the running centroid: the column sums are recomputed in record order over the remaining records
+  exactly when the pass kernel compacts its buffer (more than 1/8 of its slots dead, see
+  buffer.centroid), and in between each grouped record is subtracted in the order the pass removes
+  it (the seed, then its neighbours by (distance, id)); ``c = sums / left``.
+
+So the partition is the pass kernel's, record for record (tests/kernels/test_mdav_tree.py).
+A record is remaining iff ``labels[r] == UNASSIGNED``.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from contextlib import contextmanager
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from mabench.kernels.core.buffer import UNASSIGNED
+from mabench.kernels.spatial.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining, kd_scratch, tree_pays
+
+REBUILD = 0.75  # rebuild the tree over the remaining records once fewer than this share of it is left
+SHELL_REBUILD = 0.9  # re-sort the shell order once fewer than this share of its slots are left: grouped
+                     # slots in the band are read like live ones (MDAV 10 % faster than at 0.75, 300,000 x 10)
+
+
+@njit(cache=True)
+def resum(Z, ids, labels, slots, sums):
+    """Keep the remaining ids among ids[:slots] (order kept) and recompute their column sums in
+    record order, as buffer.compact does on the work buffer; return how many remain."""
+    d = Z.shape[1]
+    for j in range(d):
+        sums[j] = 0.0
+    w = 0
+    for t in range(slots):
+        r = ids[t]
+        if labels[r] == UNASSIGNED:
+            ids[w] = r
+            w += 1
+            for j in range(d):
+                sums[j] += Z[r, j]
+    return w
+
+
+@njit(cache=True)
+def centroid_of_remaining(Z, ids, labels, slots, left, sums, c):
+    """buffer.centroid's schedule and arithmetic without the buffer: the sums are recomputed
+    afresh when more than 1/8 of the slots are gone; returns the slot count."""
+    if (slots - left) * 8 > slots:
+        slots = resum(Z, ids, labels, slots, sums)
+    for j in range(Z.shape[1]):
+        c[j] = sums[j] / left
+    return slots
+
+
+@njit(cache=True)
+def forget_record(Z, r, sums):
+    for j in range(Z.shape[1]):
+        sums[j] -= Z[r, j]
+
+
+@njit(cache=True)
+def take_group(Z, T, seed, found, cnt, labels, g, sums):
+    """Label tree position ``seed`` and then found[:cnt] (its nearest, by (distance, id)) with ``g``,
+    deleting each from the tree and subtracting it from ``sums`` in the pass kernel's order (seed
+    first). Returns the group size."""
+    rec = T[1]
+    kd_delete(T, seed)
+    labels[rec[seed]] = g
+    forget_record(Z, rec[seed], sums)
+    for t in range(cnt):
+        i = found[t]
+        kd_delete(T, i)
+        labels[rec[i]] = g
+        forget_record(Z, rec[i], sums)
+    return cnt + 1
+
+
+@njit(cache=True)
+def group_from_tree(Z, T, seed, k, labels, g, sums, p, top_d, top_i, KS):
+    """Group tree position ``seed`` with its k−1 nearest remaining records (by (distance, id)),
+    label them ``g``, delete them from the tree and subtract them from ``sums`` in the pass
+    kernel's order (seed first). Returns the group size."""
+    P = T[0]
+    for j in range(P.shape[1]):
+        p[j] = P[seed, j]
+    cnt = kd_nearest_k(T, p, k - 1, top_d, top_i, KS, seed)
+    return take_group(Z, T, seed, top_i, cnt, labels, g, sums)
+
+
+@njit(cache=True, parallel=True)
+def far_and_near(T, shell, head, c0, labels, pos, k, r, p, q, near_r, near_s, KS_r, KS_s, answer):
+    """MDAV's three questions after r, on two threads, while neither changes the tree or the labels:
+
+    * thread 1: r's k−1 nearest remaining records (r excluded) into near_r;
+    * thread 0: s, the remaining record farthest from p = r's row (r's group has not left yet, as in
+      the pass kernel), then s's k−1 nearest (s excluded) into near_s. If all of these are still
+      there after r's group has left, they are what a query after the removal returns (removing
+      records never reorders the others); :func:`all_alive` tells.
+
+    answer = [s's record id, new head, how many near_s holds, how many near_r holds]. Each thread
+    writes only its own outputs, so the answers are the same for any number of threads."""
+    for t in prange(2):
+        if t == 0:
+            ss, h = shell_farthest(shell, head, c0, labels, p)
+            answer[0] = ss
+            answer[1] = h
+            s = pos[ss]
+            load_position(T, s, q)
+            answer[2] = kd_nearest_k(T, q, k - 1, near_s[0], near_s[1], KS_s, s)
+        else:
+            answer[3] = kd_nearest_k(T, p, k - 1, near_r[0], near_r[1], KS_r, r)
+
+
+@njit(cache=True, parallel=True)
+def nearest_of_two(T, want, a, b, pa, pb, near_a, near_b, KS_a, KS_b, counts):
+    """The ``want`` nearest remaining records of tree positions a and b (each excluding itself), on two
+    threads that only read the tree; counts = [how many near_a holds, how many near_b holds]."""
+    for t in prange(2):
+        if t == 0:
+            counts[0] = kd_nearest_k(T, pa, want, near_a[0], near_a[1], KS_a, a)
+        else:
+            counts[1] = kd_nearest_k(T, pb, want, near_b[0], near_b[1], KS_b, b)
+
+
+@njit(cache=True)
+def all_alive(T, found, cnt, want):
+    """Whether found[:cnt] are all still in the tree and are as many as wanted."""
+    if cnt < want:
+        return False
+    alive = T[11]
+    for t in range(cnt):
+        if not alive[found[t]]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def tree_over_remaining(Z, labels, pos):
+    return kd_remaining(Z, labels, np.int64(UNASSIGNED), pos)
+
+
+@njit(cache=True)
+def load_position(T, i, p):
+    P = T[0]
+    for j in range(P.shape[1]):
+        p[j] = P[i, j]
+
+
+@njit(cache=True)
+def label_remaining(labels, g):
+    """Put every remaining record into group ``g``; return how many."""
+    cnt = 0
+    for r in range(labels.size):
+        if labels[r] == UNASSIGNED:
+            labels[r] = g
+            cnt += 1
+    return cnt
+
+
+@njit(cache=True)
+def start_sums(Z, labels):
+    """Ids of all records, their column sums in record order (buffer.compact's first call)."""
+    n, d = Z.shape
+    ids = np.arange(n)
+    sums = np.zeros(d)
+    resum(Z, ids, labels, n, sums)
+    return ids, sums
+
+
+# The farthest remaining record from a point p, by the triangle inequality around a pivot c0:
+# |x − p| <= |x − c0| + |p − c0|. The remaining records are kept sorted by |x − c0| (descending), with
+# their rows copied in that order; a scan from the outside stops once (|x − c0| + |p − c0|)² falls below
+# the best distance found. MDAV asks for the farthest from the centroid (c0 is the centroid at the last
+# rebuild, so |p − c0| is small and only a thin outer shell is read) and from a record on that shell.
+# In many dimensions this reads far fewer records than the k-d tree's boxes would open.
+#
+# The rows are stored in blocks of SHELL_BLOCK slots, column by column within a block, so that one
+# block's distances are computed side by side in vector instructions (each slot's sum still added in
+# attribute order from 0.0: the same bits as the pass). A block is read whole: its slots past the
+# stopping point have distances below the bound, below the best, so they can neither win nor tie.
+
+SHELL_BLOCK = 64  # the scan alone over a ball of 10^6 x 10, one thread: 2.6-3.3x row by row (16: 2x, 128: the same)
+
+Shell = namedtuple("Shell", "rows ids radius dist")
+Shell.__doc__ = """The remaining records in decreasing distance from the pivot c0: rows (blocks, d, SHELL_BLOCK),
+column-major per block, padded with NaN (a NaN distance never wins); ids (record id per slot); radius
+(|x − c0| per slot); dist (one block's distances, scratch of the one thread that scans)."""
+
+
+@njit(cache=True)
+def shell_order(Z, labels, c0):
+    """:class:`Shell` of the remaining records, sorted by decreasing |x − c0|."""
+    d = Z.shape[1]
+    rem = np.flatnonzero(labels == UNASSIGNED)
+    a = np.empty(rem.size)
+    for t in range(rem.size):
+        s = 0.0
+        for j in range(d):
+            u = Z[rem[t], j] - c0[j]
+            s += u * u
+        a[t] = np.sqrt(s)
+    order = np.argsort(-a, kind="mergesort")
+    ids = rem[order]
+    B = SHELL_BLOCK
+    rows = np.full(((ids.size + B - 1) // B, d, B), np.nan)
+    for t in range(ids.size):
+        for j in range(d):
+            rows[t // B, j, t % B] = Z[ids[t], j]
+    return Shell(rows, ids, a[order], np.empty(B))
+
+
+@njit(cache=True)
+def shell_farthest(shell, head, c0, labels, p, skip=-1):
+    """Record id of the remaining record farthest from p (squared distance computed as the distance
+    pass computes it; ties to the lowest id), and the new head (first position possibly alive).
+
+    The scan stops at the first block whose first slot's bound is below the best (the bounds only
+    fall along the order); a slot's label, a random access into an n-long array, is read only when
+    its distance would win. Record ``skip`` counts as grouped."""
+    rows, ids, a, dist = shell.rows, shell.ids, shell.radius, shell.dist
+    d = rows.shape[1]
+    B = rows.shape[2]
+    q = 0.0
+    pp = 0.0
+    for j in range(d):
+        u = p[j] - c0[j]
+        q += u * u
+        pp += p[j] * p[j]
+    off = np.sqrt(q)
+    tol = TINY * (pp + 1.0)
+    while head < ids.size and labels[ids[head]] != UNASSIGNED:
+        head += 1
+    best = -1.0
+    best_r = -1
+    for b in range(head // B, rows.shape[0]):
+        e = a[b * B] + off
+        if e * e * (1.0 + SLACK) + tol < best:
+            break
+        block = rows[b]
+        for i in range(B):
+            dist[i] = 0.0
+        for j in range(d):
+            pj = p[j]
+            for i in range(B):
+                u = block[j, i] - pj
+                dist[i] += u * u
+        wins = 0
+        for i in range(B):
+            wins += dist[i] >= best
+        if wins == 0:
+            continue
+        for i in range(B):
+            if dist[i] >= best:
+                r = ids[b * B + i]
+                if (dist[i] > best or r < best_r) and labels[r] == UNASSIGNED and r != skip:
+                    best = dist[i]
+                    best_r = r
+    return best_r, head
+
+
+INDEXES = ("auto", "tree", "scan")
+INDEX_HELP = ("how the farthest and nearest records are found (never changes the partition): "
+              "scan = a full pass per question (O(n^2)), tree = k-d tree, auto = by n and d")
+# The smallest n at which the tree kernel beat the pass kernel, by dimension (MDAV and CBFS, k = 3,
+# standard normal data, medians of 3 in one run on the shared 2-core machine; docs/scaling.md):
+# d = 3: 1.2-1.3x at 5,000; d = 6: 1.9-2.7x at 20,000 (0.7-1.2x at 5,000); d = 8: 1.4-2.1x at 20,000;
+# d = 10: 0.85-1.14x at 10,000, 1.74-1.82x at 30,000 (2026-11-24). At d = 30 the tree is 2-3x slower:
+# above 12 dimensions the boxes stop pruning and the pass kernel is kept.
+TREE_FROM = ((3, 5_000), (8, 15_000), (12, 30_000))
+
+
+def use_tree(index: str, n: int, d: int) -> bool:
+    """Whether the tree kernel answers (``index=tree``), the pass kernel (``scan``), or whichever the
+    measured thresholds say is faster for n records in d dimensions (``auto``)."""
+    if index not in INDEXES:
+        raise ValueError(f"index must be one of {INDEXES}, not {index!r}")
+    if index != "auto":
+        return index == "tree"
+    return tree_pays(TREE_FROM, n, d)
+
+
+PAIR_FROM = 20_000  # records from which the tree kernels ask a second question on a second thread
+
+
+_SIZED_AS: list = []  # (n, d) that use_pair answers for while a warm-up runs on a tiny problem
+
+
+def use_pair(n: int, d: int):
+    """True when a second thread is worth its start-up per iteration (the answers never depend on it),
+    else None: the tree kernels' ``pair`` argument, whose None specialization leaves out (and never
+    compiles) the two-thread code."""
+    if _SIZED_AS:
+        n, d = _SIZED_AS[-1]
+    return True if n >= PAIR_FROM and numba.get_num_threads() > 1 else None
+
+
+@contextmanager
+def sized_as(n: int, d: int):
+    """Within it, :func:`use_pair` answers as for n × d: a warm-up on a tiny problem compiles the
+    specialization the real data will run."""
+    _SIZED_AS.append((n, d))
+    try:
+        yield
+    finally:
+        _SIZED_AS.pop()
+
+
+@njit(cache=True)
+def tree_start(Z, k):
+    """What the tree paths of MDAV and CBFS start from: no record assigned, the ids and column sums in
+    record order, scratch for a centroid, a point and the k nearest, and a k-d tree over the records
+    with its query scratch. Returns (labels, ids, sums, c, p, top_d, top_i, pos, T, KS)."""
+    n, d = Z.shape
+    labels = np.full(n, UNASSIGNED, dtype=np.int64)
+    ids, sums = start_sums(Z, labels)
+    top_d = np.empty(max(k, 1))
+    top_i = np.empty(max(k, 1), dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    T = tree_over_remaining(Z, labels, pos)
+    return labels, ids, sums, np.empty(d), np.empty(d), top_d, top_i, pos, T, kd_scratch(T)
