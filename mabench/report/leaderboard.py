@@ -24,9 +24,11 @@ METRICS = ["il", "dld", "rld", "id", "si", "g_dr", "g_il"]
 def table(results: pd.DataFrame, best_known: pd.DataFrame | None = None) -> pd.DataFrame:
     """The leaderboard rows (see the module docstring); ``best_known``: registry/best_known's index."""
     frame = results.copy()
-    frame["data"] = frame["dataset"].astype(str) + np.where(
-        frame.get("dataset_params", pd.Series("", index=frame.index)).fillna("").astype(str) != "",
-        "[" + frame.get("dataset_params", pd.Series("", index=frame.index)).fillna("").astype(str) + "]", "")
+    for column, default in (("dataset_params", ""), ("params", ""), ("seed", 0)):
+        if column not in frame:
+            frame[column] = default
+    extra = frame["dataset_params"].fillna("").astype(str)
+    frame["data"] = frame["dataset"].astype(str) + np.where(extra != "", "[" + extra + "]", "")
     if "algo_id" not in frame:
         frame["algo_id"] = frame["algorithm"].astype(str)
     frame["user"] = frame["plugin_path"].notna() if "plugin_path" in frame else False
