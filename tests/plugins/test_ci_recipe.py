@@ -77,8 +77,8 @@ def test_the_ci_recipe_gates_results_not_speed(tmp_path):
     assert again.returncode == 0 and "**PASS**" in again.stdout, again.stdout + again.stderr
     plugin.write_text(PLUGIN.format(extra="time.sleep(0.2)", change=""))  # slower, the same result
     slower = _ci_run(repo, "3", main=False)
-    assert slower.returncode == 0 and "Listed, not gated" in slower.stdout, slower.stdout + slower.stderr
-    assert "| pc1cut |" in slower.stdout  # its time ratio is listed
+    # passes: the baseline was timed in another job (and its cells are under the 0.05 s timing floor)
+    assert slower.returncode == 0 and "**PASS**" in slower.stdout, slower.stdout + slower.stderr
     plugin.write_text(PLUGIN.format(extra="", change="labels[0], labels[-1] = labels[-1], labels[0]"))
     changed = _ci_run(repo, "4", main=False)
     assert changed.returncode == 1 and "IL of 2 deterministic pc1cut cell(s) changed" in changed.stdout, (
