@@ -44,7 +44,6 @@ ALGORITHM = Algorithm(
     citation="004_d1273daa16c98592.txt §IV (CBFS); 001_26cfb99743cbb1f3.txt Ch. 4 §4.5 and Ch. 5 §5.4 "
     "(the MDAV baseline); docs/algorithms/cbfs.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={
         "tail": Param("nearest", "leftovers: nearest = to nearest groups; group = last k..2k-1 form one group",
                       ("nearest", "group")),

@@ -28,7 +28,6 @@ ALGORITHM = Algorithm(
     title="clustpca (sdcMicro: clusters, each sorted by its first principal component, groups of k)",
     citation=f"{S.SDC_DOC} (micro_clustpca); {S.SEED_PROJECTION}; {S.CITE_DOC}",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={"nc": S.NC, "clustermethod": S.CLUSTER},
     deterministic=False,
     uses_raw=True,

@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param
 
 
 @njit(cache=True)
@@ -157,7 +157,6 @@ ALGORITHM = Algorithm(
     name="cvmdav",
     time="O(n²·d) (2k nearest and k nearest per candidate, each a pass)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="CV-MDAV (centroid-based variable-size MDAV; Chettri, Paul & Dutta)",
     citation="002_81f9d5b914b1df78.txt §4 (Algorithm CV-MDAV and its prose), §5 Tables 1–4; "
     "docs/algorithms/ps_cvmdav.md",

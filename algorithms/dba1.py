@@ -30,7 +30,7 @@ Scaling: time O(n²·d) (k-densities of the remaining records by passes); memory
 """
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):
@@ -41,11 +41,9 @@ ALGORITHM = Algorithm(
     name="dba1",
     time="O(n²·d) (k-densities of the remaining records by passes)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="DBA-1 (density-based, first stage)",
     citation="004_d1273daa16c98592.txt §IV (DBA); 002_81f9d5b914b1df78.txt §2 (DBA); docs/algorithms/tfrp_dba.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={
         "density": Param("remaining", "k-densities recomputed among the remaining records before each group, "
                          "or computed once on all records", ("remaining", "once")),

@@ -22,7 +22,7 @@ Scaling: time O(n²·d) (DBA-1, then dissolve-and-reassign O(n·g·d), g = n/k);
 """
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):
@@ -34,7 +34,6 @@ ALGORITHM = Algorithm(
     name="dba2",
     time="O(n²·d) (DBA-1, then dissolve-and-reassign O(n·g·d), g = n/k)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="DBA-2 (DBA-1 + dissolve-and-reassign + MDAV-1 re-split)",
     citation="004_d1273daa16c98592.txt §IV (DBA); 002_81f9d5b914b1df78.txt §2 (DBA); docs/algorithms/tfrp_dba.md",
     run=run,

@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param
 
 
 @njit(cache=True)
@@ -70,7 +70,6 @@ ALGORITHM = Algorithm(
     name="dbfs",
     time="O(n²·d) and up (MD's most distant pair with upper bounds; naive O(n³·d/k))",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="DBFS (diameter-based fixed size)",
     citation="004_d1273daa16c98592.txt §IV (DBFS); docs/algorithms/tfrp_dba.md",
     run=run,

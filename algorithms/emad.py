@@ -233,7 +233,6 @@ ALGORITHM = Algorithm(
     title="EMAD (dependence-tree variable selection, then MDAV)",
     citation="001_26cfb99743cbb1f3.txt Ch. 6 §6.2-6.3 (Algorithm 13); docs/algorithms/emad.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={
         "mode": Param("select", "select (Algorithm 13) | exhaustive (all C(d, c) subsets) | given (subset=)",
                       ("select", "exhaustive", "given")),

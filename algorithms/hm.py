@@ -21,7 +21,7 @@ Scaling: time O(n log n + n·k) (univariate, exact); memory O(n).
 import numpy as np
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, linear_bytes
+from mabench.plugin import Algorithm
 from mabench.errors import UserError
 
 
@@ -41,11 +41,9 @@ ALGORITHM = Algorithm(
     name="hm",
     time="O(n log n + n·k) (univariate, exact)",
     memory="O(n)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     max_columns=1,
     title="HM (optimal univariate Hansen-Mukherjee; one column only)",
     citation="004_d1273daa16c98592.txt §IV (HM, ref. [11]); docs/algorithms/hm_mst.md §1",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     deterministic=True,
 )

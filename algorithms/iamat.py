@@ -111,7 +111,6 @@ ALGORITHM = Algorithm(
     title="IAMAT (interactive-associative micro-aggregation)",
     citation="001_26cfb99743cbb1f3.txt Ch. 5 §5.3.2 (Algorithm 12, Eqs. 5.13-5.17); docs/algorithms/omma_iamat.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={
         "mu": Param("fixed", "centroid the seed is farthest from: of all records (computed once, as "
                     "Algorithm 12) or of the still unassigned records", ("fixed", "recomputed")),

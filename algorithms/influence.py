@@ -39,7 +39,6 @@ ALGORITHM = Algorithm(
     title="influence (sdcMicro: clusters, each sorted by its centre's largest variable, groups of k)",
     citation=f"{S.SDC_DOC} (micro_influence, clust); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={"nc": S.NC, "clustermethod": S.CLUSTER},
     deterministic=False,
     uses_raw=True,

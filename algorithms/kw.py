@@ -25,7 +25,7 @@ the kernel keeps each row's best partner and gives the same partition.
 Scaling: time O(n²) (univariate Ward, a row scan per merge); memory O(n).
 """
 
-from mabench.plugin import Algorithm, linear_bytes
+from mabench.plugin import Algorithm
 from mabench.kernels.methods.kward import PROJECTION, run_univariate
 
 
@@ -37,11 +37,9 @@ ALGORITHM = Algorithm(
     name="kw",
     time="O(n²) (univariate Ward, a row scan per merge)",
     memory="O(n)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="kW (univariate k-Ward; multivariate data through a projection)",
     citation="001_26cfb99743cbb1f3.txt Ch. 3 §3.2-3.3 (Algorithm 2), §3.5.4; docs/algorithms/kward.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={"projection": PROJECTION},
     deterministic=True,
     uses_raw=True,

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, linear_bytes
+from mabench.plugin import Algorithm
 
 
 @njit(cache=True)
@@ -104,11 +104,9 @@ ALGORITHM = Algorithm(
     name="kward",
     time="O(n²·d) (Ward merges from singletons, best partner per row)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="k-Ward (multivariate, unprojected)",
     citation="004_d1273daa16c98592.txt §IV; 001_26cfb99743cbb1f3.txt §2.6.3 and Ch. 3 Algorithm 2; "
     "docs/algorithms/kward.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     deterministic=True,
 )

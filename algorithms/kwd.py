@@ -21,7 +21,7 @@ thesis's implementation): one power of n less, as in the thesis.
 Scaling: time O(n log n) (univariate, heap of diagonal candidates); memory O(n).
 """
 
-from mabench.plugin import Algorithm, linear_bytes
+from mabench.plugin import Algorithm
 from mabench.kernels.methods.kward import PROJECTION, run_univariate
 
 
@@ -33,11 +33,9 @@ ALGORITHM = Algorithm(
     name="kwd",
     time="O(n log n) (univariate, heap of diagonal candidates)",
     memory="O(n)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="kWD (k-Ward Diagonal)",
     citation="001_26cfb99743cbb1f3.txt Ch. 3 §3.4.1 (Algorithm 3); docs/algorithms/kward.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={"projection": PROJECTION},
     deterministic=True,
     uses_raw=True,

@@ -11,7 +11,7 @@ are micro-aggregated by kWD instead of kW.
 Scaling: time O(n log n) (recursive halves, kWD on each leaf); memory O(n).
 """
 
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param
 from mabench.kernels.methods.kward import PROJECTION, run_univariate
 
 
@@ -23,11 +23,9 @@ ALGORITHM = Algorithm(
     name="kwdr",
     time="O(n log n) (recursive halves, kWD on each leaf)",
     memory="O(n)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="kWDR (recursive k-Ward Diagonal, J = 2)",
     citation="001_26cfb99743cbb1f3.txt Ch. 3 §3.4.3; docs/algorithms/kward.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={
         "projection": PROJECTION,
         "theta": Param("dynamic", "split threshold: a positive number (fixed) or dynamic"),

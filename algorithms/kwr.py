@@ -23,7 +23,7 @@ Choices where the thesis is silent or garbled:
 Scaling: time O(n²) worst (kW on the largest leaf of the recursion); memory O(n).
 """
 
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param
 from mabench.kernels.methods.kward import PROJECTION, run_univariate
 
 
@@ -40,11 +40,9 @@ ALGORITHM = Algorithm(
     name="kwr",
     time="O(n²) worst (kW on the largest leaf of the recursion)",
     memory="O(n)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="kWR (recursive k-Ward, J = 2)",
     citation="001_26cfb99743cbb1f3.txt Ch. 3 §3.4.2 (Algorithm 4); docs/algorithms/kward.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params=PARAMS,
     deterministic=True,
     uses_raw=True,

@@ -75,7 +75,6 @@ ALGORITHM = Algorithm(
     citation="Castro, Gentile & Spagnolo-Arrizabalaga, PSD 2022 (exact re-optimisation of parts); "
              "003_58f0e37d459aa4df.txt §5.3 (restarts); docs/algorithms/lns.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     check=discovery.check_init,
     params={
         "init": Param("mdav", "algorithm whose partition is improved (any constructive plugin)"),

@@ -14,7 +14,7 @@ Scaling: time O(n·h·k·d) per sweep (h = neighbours), sweeps until no improvem
 
 from mabench import discovery
 from mabench.kernels.improve import search
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):
@@ -42,7 +42,6 @@ ALGORITHM = Algorithm(
     name="ls",
     time="O(n·h·k·d) per sweep (h = neighbours), sweeps until no improvement, × restarts; plus init's cost",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="Move/swap local search with perturbation restarts (baseline improver)",
     citation="003_58f0e37d459aa4df.txt §4.1 (exchange and migration constraints), §5.3 (Table 4 restarts); docs/algorithms/icsm.md",
     run=run,

@@ -29,7 +29,6 @@ ALGORITHM = Algorithm(
     title="mcdpca (sdcMicro: sort by the first robust (MCD) principal component, groups of k)",
     citation=f"{S.SDC_DOC} (micro_mcdpca); {S.SEED_PROJECTION}; {S.CITE_DOC}",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     deterministic=False,
     uses_raw=True,
     notes="MCD: mabench's BLAS-free reweighted FastMCD (mabench/kernels/methods/mcd.py, h = ceil((n+d+1)/2)), random "

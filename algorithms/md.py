@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, linear_bytes
+from mabench.plugin import Algorithm
 
 
 @njit(cache=True)
@@ -65,10 +65,8 @@ ALGORITHM = Algorithm(
     name="md",
     time="O(n²·d) and up (most distant pair kept with upper bounds; naive O(n³·d/k))",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="MD (maximum distance)",
     citation="004_d1273daa16c98592.txt §IV (MD); docs/algorithms/md.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     deterministic=True,
 )

@@ -51,7 +51,6 @@ ALGORITHM = Algorithm(
     citation="004_d1273daa16c98592.txt §IV (MDAV); 002_81f9d5b914b1df78.txt §3 (MDAV); "
     "docs/algorithms/mdav.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={"tail": Param("3k", "end game: 3k = MDAV-generic, 2k = the papers' wording", ("3k", "2k")),
             "index": Param("auto", kernels.INDEX_HELP, kernels.INDEXES),
             "scale": Param("standardized", "decide on z-scores (standardized) or on the original values (raw): "

@@ -32,7 +32,6 @@ ALGORITHM = Algorithm(
     title="MDAV-1 (Lin et al. 2010)",
     citation="004_d1273daa16c98592.txt §IV (MDAV-1), Tables I–III; docs/algorithms/mdav.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={"index": Param("auto", kernels.INDEX_HELP, kernels.INDEXES)},
     deterministic=True,
 )

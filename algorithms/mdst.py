@@ -163,7 +163,6 @@ ALGORITHM = Algorithm(
     citation="004_d1273daa16c98592.txt §I and Tables I-II (M-d); 003_58f0e37d459aa4df.txt §2, Table 3; "
     "docs/algorithms/hm_mst.md §3",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={"split": Param("d", "fixed-size method for trees of >= 2k records: d = diameter-based (M-d), "
                            "c = centroid-based (M-c)", ("d", "c")),
             "index": Param("auto", "split=c: " + K.INDEX_HELP, K.INDEXES)},

@@ -75,7 +75,6 @@ ALGORITHM = Algorithm(
     citation="004_d1273daa16c98592.txt §IV (MHM) and Tables I-III; 003_58f0e37d459aa4df.txt §2, §4, Table 3; "
     "docs/algorithms/hm_mst.md §2",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={
         "order": Param("npn", "record ordering: npn, mdav (MDAV-generic), md or cbfs", ("npn", "mdav", "md", "cbfs")),
         "start": Param("opposite", "order=npn: first record = farthest from the farthest-from-centroid record "

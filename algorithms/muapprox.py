@@ -43,7 +43,7 @@ import numpy as np
 from numba import njit
 
 from mabench.kernels.core.buffer import transposed
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param
 
 
 @njit(cache=True)
@@ -367,12 +367,10 @@ ALGORITHM = Algorithm(
     name="muapprox",
     time="O(n²·d) (k-1 nearest neighbours of every record by passes)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="μ-Approx (forest of >= k-record trees, decomposed, large trees split)",
     citation="004_d1273daa16c98592.txt §IV (μ-Approx) and Tables I-III; 001_26cfb99743cbb1f3.txt Ch. 2; "
     "003_58f0e37d459aa4df.txt Table 3; docs/algorithms/hm_mst.md §4",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={"forest": Param("grow", "step 1 schedule: grow = one tree at a time, Prim-like, until k records; "
                             "rounds = every small tree adds its shortest outgoing edge each round (Boruvka)",
                             ("grow", "rounds"))},

@@ -36,7 +36,6 @@ ALGORITHM = Algorithm(
     title="onedims (individual ranking: one partition per variable, sdcMicro)",
     citation=f"{S.SDC_DOC} (micro_onedims); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     deterministic=True,
     uses_raw=True,
     notes="Per-variable partitions (an (n, d) label matrix, every column validated). Each column sorted "

@@ -28,7 +28,6 @@ ALGORITHM = Algorithm(
     title="pca (sdcMicro: sort by the first principal component, groups of k)",
     citation=f"{S.SDC_DOC} (micro_pca); {S.SEED_PROJECTION}; {S.CITE_DOC}",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     deterministic=True,
     uses_raw=True,
     notes="PCA of the correlation matrix (scale-free: z-scores or original values give the same order up to "

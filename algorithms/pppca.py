@@ -14,7 +14,7 @@ Scaling: time O(n²·d) (every median-centred record is a candidate direction, e
 """
 
 from mabench.kernels.methods import sdcmicro as S
-from mabench.plugin import Algorithm, linear_bytes
+from mabench.plugin import Algorithm
 
 
 def run(Z, k, params, rng, raw=None):
@@ -25,11 +25,9 @@ ALGORITHM = Algorithm(
     name="pppca",
     time="O(n²·d) (every median-centred record is a candidate direction, each scored over all records)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="pppca (sdcMicro: sort by the first projection-pursuit robust component, groups of k)",
     citation=f"{S.SDC_DOC} (micro_pppca, prcompRob); {S.SEED_PROJECTION}; {S.CITE_DOC}",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     deterministic=True,
     uses_raw=True,
     notes="Deterministic, like sdcMicro's prcompRob: original values, column medians, MAD with R's 1.4826, "

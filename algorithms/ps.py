@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import SCALES, Algorithm, Param, linear_bytes
+from mabench.plugin import SCALES, Algorithm, Param
 
 
 @njit(cache=True)
@@ -128,11 +128,9 @@ ALGORITHM = Algorithm(
     name="ps",
     time="O(n log n + n²·d/k) (one sort, then k nearest of each seed by passes)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="P-S (pairwise systematic; Kabir, Wang & Zhang 2010)",
     citation="004_d1273daa16c98592.txt §V.A (Eq. 4), §V.B and Fig. 2; docs/algorithms/ps_cvmdav.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={
         "fill": Param("greedy", "companions of a seed: greedy = nearest to the growing group centroid "
                       "(least SSE increase); nn = the seed's k-1 nearest", ("greedy", "nn")),

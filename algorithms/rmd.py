@@ -32,7 +32,6 @@ ALGORITHM = Algorithm(
     title="rmd (sdcMicro's recommended method: robust-Mahalanobis seeds, k nearest, one group per step)",
     citation=f"{S.SDC_DOC} (micro_rmd); 004_d1273daa16c98592.txt §IV (MDAV); {S.CITE_DOC}",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     deterministic=False,
     uses_raw=True,
     notes="MCD: mabench's BLAS-free reweighted FastMCD (mabench/kernels/methods/mcd.py, h = ceil((n+d+1)/2)), random "

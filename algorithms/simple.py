@@ -13,7 +13,7 @@ Scaling: time O(n·d) (consecutive records of the file); memory O(n·d).
 import numpy as np
 
 from mabench.kernels.methods import sdcmicro as S
-from mabench.plugin import Algorithm, linear_bytes
+from mabench.plugin import Algorithm
 
 
 def run(Z, k, params, rng):
@@ -24,11 +24,9 @@ ALGORITHM = Algorithm(
     name="simple",
     time="O(n·d) (consecutive records of the file)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="simple (sdcMicro: groups of k in record order, no sorting)",
     citation=f"{S.SDC_DOC} (micro_simple); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     deterministic=True,
     notes="Order: the records as given. Cut: floor(n/k) groups, the last takes the n mod k remainder "
           "(sdcMicro's indexMicro). sdcMicro refuses n < 2k; here k <= n < 2k is one group.",

@@ -13,7 +13,7 @@ Scaling: time O(n log n + n·d) (one sort); memory O(n·d).
 
 from mabench.errors import UserError
 from mabench.kernels.methods import sdcmicro as S
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng, raw=None):
@@ -28,11 +28,9 @@ ALGORITHM = Algorithm(
     name="single",
     time="O(n log n + n·d) (one sort)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="single (sdcMicro: sort by one variable, groups of k)",
     citation=f"{S.SDC_DOC} (micro_single); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={"varsort": Param(1, "the variable to sort by (1-based column number; sdcMicro's varsort)", min=1)},
     deterministic=True,
     uses_raw=True,

@@ -29,7 +29,7 @@ Scaling: time O(n²·d/k) (farthest from a fixed point and k nearest, by passes)
 """
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):
@@ -41,11 +41,9 @@ ALGORITHM = Algorithm(
     name="tfrp1",
     time="O(n²·d/k) (farthest from a fixed point and k nearest, by passes)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="TFRP-1 (two fixed reference points, first stage)",
     citation="004_d1273daa16c98592.txt §IV (TFRP); 003_58f0e37d459aa4df.txt §2 (TFRP); docs/algorithms/tfrp_dba.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1,
     params={
         "ref": Param("scalar", "reference points: scalar = global min/max in every coordinate (P-S wording, "
                      "reproduces the published values); vector = per-attribute min/max (ICSM wording)",

@@ -27,7 +27,7 @@ Scaling: time O(n²·d/k) (TFRP-1, then dissolve-and-reassign O(n·g·d)); memor
 """
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):
@@ -47,7 +47,6 @@ ALGORITHM = Algorithm(
     name="tfrp2",
     time="O(n²·d/k) (TFRP-1, then dissolve-and-reassign O(n·g·d))",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="TFRP-2 (TFRP-1 + dissolve-and-reassign enhancement)",
     citation="004_d1273daa16c98592.txt §IV, §V (TFRP-2); 003_58f0e37d459aa4df.txt §2; docs/algorithms/tfrp_dba.md",
     run=run,

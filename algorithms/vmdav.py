@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, linear_bytes
+from mabench.plugin import Algorithm, Param
 
 
 @njit(cache=True)
@@ -123,7 +123,6 @@ ALGORITHM = Algorithm(
     name="vmdav",
     time="O(n²·d) (a pass per extension step, up to k−1 per group)",
     memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d),
     title="V-MDAV (variable-size MDAV; Solanas & Martínez-Ballesté 2006)",
     citation="002_81f9d5b914b1df78.txt §3 (V-MDAV) and §5 Tables 1–3; 004_d1273daa16c98592.txt §IV; "
     "docs/algorithms/ps_cvmdav.md",

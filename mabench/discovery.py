@@ -4,7 +4,9 @@ The built-in methods are the files of the repository's ``algorithms/`` folder an
 data sets those of ``datasets/``; both are installed as the subpackages ``mabench.algorithms`` and
 ``mabench.generators`` (``pyproject.toml`` maps the folders), so an installed mabench has them all.
 ``MABENCH_HOME`` names a folder with ``algorithms/`` and/or ``datasets/`` of one's own: its plugins
-are added, and one with a built-in's name replaces it (e.g. a modified copy under test).
+are added. One with a built-in's name is refused unless it declares ``override=True`` (e.g. a
+modified copy under test); it then replaces the built-in and the run records say so
+(:func:`user_plugins`).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def user_home() -> Path | None:
 
 
 def plugin_files(kind: str) -> list[Path]:
-    """Every plugin file of ``kind`` that is in force, built-in first (what the fingerprint hashes)."""
+    """Every plugin file of ``kind`` that is in force, built-in first (what discovery loads)."""
     files = _plugin_files(builtin_folder(kind))
     home = user_home()
     if home is not None and (home / kind).is_dir() and (home / kind).resolve() != builtin_folder(kind):
@@ -97,9 +99,10 @@ def broken_plugins(kind: str) -> dict[str, str]:
     return dict(_BROKEN.get(kind, {}))
 
 
-def _declared(kind: str, pick) -> dict:
-    """name -> declaration over the plugin files in force; a user's file replaces a built-in of its name."""
-    found, origin = {}, {}
+def _declared(kind: str, pick) -> tuple[dict, dict, set]:
+    """(name -> declaration, name -> file, names of built-ins replaced) over the plugin files in force;
+    a user's file replaces a built-in of its name only when it declares ``override=True``."""
+    found, origin, replaced = {}, {}, set()
     broken = _BROKEN.setdefault(kind, {})
     broken.clear()
     for path in plugin_files(kind):
@@ -108,8 +111,13 @@ def _declared(kind: str, pick) -> dict:
         for item in items:
             if item.name in found and origin[item.name].parent == path.parent:
                 raise RuntimeError(f"{kind[:-1]} name {item.name!r} is declared twice in {path.parent}")
+            if item.name in found and not getattr(item, "override", False):
+                raise UserError(f"{path} declares {kind[:-1]} {item.name!r}, the name of a built-in one; rename it, "
+                                f"or add override=True to its declaration to replace the built-in")
+            if item.name in found:
+                replaced.add(item.name)
             found[item.name], origin[item.name] = item, path
-    return found
+    return found, origin, replaced
 
 
 def _algorithm_of(path, module):
@@ -120,13 +128,42 @@ def _algorithm_of(path, module):
 
 
 @functools.cache
-def algorithms() -> dict[str, Algorithm]:
+def _algorithms() -> tuple[dict, dict, set]:
     return _declared("algorithms", _algorithm_of)
 
 
 @functools.cache
-def generators() -> dict[str, Generator]:
+def _generators() -> tuple[dict, dict, set]:
     return _declared("datasets", lambda path, module: getattr(module, "GENERATORS", []))
+
+
+def algorithms() -> dict[str, Algorithm]:
+    return _algorithms()[0]
+
+
+def generators() -> dict[str, Generator]:
+    return _generators()[0]
+
+
+def algorithm_path(name: str) -> Path:
+    """The plugin file that declares algorithm ``name``."""
+    algorithm(name)  # an unknown name is the user's error
+    return _algorithms()[1][name]
+
+
+def user_plugins() -> dict[str, dict]:
+    """Every plugin in force from ``MABENCH_HOME``: name -> {"path", "sha256", "overrides"} (overrides:
+    it replaces the built-in of its name). What the run records and results tables keep."""
+    import hashlib
+
+    out = {}
+    for kind, table in (("algorithms", _algorithms), ("datasets", _generators)):
+        _, origin, replaced = table()
+        for name, path in origin.items():
+            if path.parent != builtin_folder(kind):
+                out[name] = {"kind": kind[:-1], "path": str(path),
+                             "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "overrides": name in replaced}
+    return dict(sorted(out.items()))
 
 
 def algorithm(name: str) -> Algorithm:

@@ -274,13 +274,24 @@ def split_aggregation(resolved: dict[str, Any]) -> tuple[dict[str, Any], dict[st
     return own, agg
 
 
+def two_k_minus_one(k: int, params: dict) -> int:
+    """The default group-size bound: a group of 2k or more records could be split in two."""
+    return 2 * k - 1
+
+
+def linear_memory(n: int, d: int, k: int, params: dict) -> int:
+    """The default memory estimate: an O(n·d) run (:func:`linear_bytes`)."""
+    return linear_bytes(n, d)
+
+
 @dataclass(frozen=True)
 class Algorithm:
     name: str
     title: str
     citation: str  # seed file name and section it implements
     run: RunFn
-    max_group_size: Callable[[int, dict], int | None]  # the algorithm's own size bound
+    # the algorithm's own group-size bound (None: unbounded); default 2k−1
+    max_group_size: Callable[[int, dict], int | None] = two_k_minus_one
     params: dict[str, Param] = field(default_factory=dict)
     deterministic: bool = True
     notes: str = ""  # choices made where the source is ambiguous
@@ -292,13 +303,19 @@ class Algorithm:
     # shown by `mabench list algorithms --long`; e.g. time="O(n²·d/k)", memory="O(n·d)".
     time: str = ""
     memory: str = ""
-    # Estimated peak bytes of one run (the data included), or None where memory is O(n·d) with a small
-    # constant: a run whose estimate exceeds the machine is refused up front (mabench.memory).
-    memory_bytes: Callable[[int, int, int, dict], int] | None = None
+    # Estimated peak bytes of one run (the data included); default an O(n·d) run (linear_bytes). A run
+    # whose estimate exceeds the machine is refused up front (mabench.memory).
+    memory_bytes: Callable[[int, int, int, dict], int] | None = linear_memory
     # check(resolved params) raises UserError for what one parameter's range cannot say (e.g. a
     # search's init and init_params); runs in resolve, so before any work everywhere.
     check: Callable[[dict], None] | None = None
     max_columns: int | None = None  # e.g. 1 for a univariate method: checked before work (also in the workflow)
+    # A MABENCH_HOME plugin with a built-in's name is refused unless it says override=True (it then
+    # replaces the built-in, and run records name its file: discovery.user_plugins).
+    override: bool = False
+    # Parameter sets `mabench check` (mabench.testing) runs besides the defaults, e.g. ({"index": "tree"},):
+    # small and fast, one per code path worth checking.
+    test_params: tuple = ()
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """The plugin's parameters, plus the aggregation parameters (AGGREGATION) that were given."""
@@ -345,6 +362,7 @@ class Generator:
     params: dict[str, Param] = field(default_factory=dict)
     notes: str = ""
     metric_options: dict = field(default_factory=dict)  # e.g. key variables, interval-disclosure P range
+    override: bool = False  # as Algorithm.override
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         return resolve_params(f"data set {self.name}", self.params, given)

@@ -12,14 +12,14 @@ from support import ROOT
 
 LAYERS = [  # lowest first
     ("base", ["blas", "errors", "io", "plugin", "partition", "resources", "memory"]),
-    ("plugins", ["discovery", "fingerprint"]),
+    ("plugins", ["discovery", "codehash"]),
     ("kernels", ["kernels"]),
     ("data", ["data"]),
     ("metrics", ["metrics"]),
     ("bench", ["bench"]),
     ("optimum", ["optimum"]),
     ("report", ["report"]),
-    ("interface", ["__init__", "api", "cli", "estimator"]),
+    ("interface", ["__init__", "api", "cli", "estimator", "testing", "scaffold"]),
 ]
 RANK = {name: rank for rank, (_, names) in enumerate(LAYERS) for name in names}
 PLUGIN_MAY_IMPORT = {"errors", "plugin", "partition", "kernels", "discovery"}

@@ -8,7 +8,8 @@ aggregation, tables and resumption work per cell.
 
 A finished cell is also kept in a content-addressed cache (``--cache-dir``),
 keyed by the data file's bytes, the algorithm and its resolved parameters, k,
-the seed, the metrics and a fingerprint of the engine's and the plugin's source.
+the seed, the metrics and a hash of exactly the code that computes the cell (the engine, the plugin and
+its ``init=`` plugin with the mabench modules they import: :mod:`mabench.codehash`).
 When Snakemake re-runs a batch (a job that died, a deleted output, a k added to
 the configuration), the cells already computed with the same code are copied
 from the cache instead of being recomputed.
@@ -28,7 +29,7 @@ import numpy as np
 from mabench import discovery, io
 from mabench.bench import verify
 from mabench.errors import UserError
-from mabench.fingerprint import source_fingerprint
+from mabench.codehash import cell_code_hash
 from mabench.bench.runner import run_cells
 
 
@@ -38,11 +39,12 @@ def _file_digest(path: str) -> str:
 
 def cell_key(data_digest: str, algorithm: str, params: dict, k: int, seed: int, metrics, options) -> str:
     text = json.dumps([data_digest, algorithm, sorted((str(a), str(b)) for a, b in params.items()), int(k),
-                       int(seed), list(metrics), options or {}, source_fingerprint()], sort_keys=True)
+                       int(seed), list(metrics), options or {}, cell_code_hash(algorithm, params)], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _cached(cache_dir: Path | None, key: str):
+def cached(cache_dir: Path | None, key: str):
+    """(record, partition CSV text) of a cache entry, or None when absent or damaged."""
     if cache_dir is None:
         return None
     rec, part = cache_dir / key[:2] / f"{key}.json", cache_dir / key[:2] / f"{key}.csv"
@@ -55,6 +57,22 @@ def _cached(cache_dir: Path | None, key: str):
             return None  # a damaged cache entry is recomputed
         return record, labels.decode()
     return None
+
+
+def keep(cache_dir: Path, key: str, record: dict, labels_csv: str) -> None:
+    """Store a computed cell under ``key`` (both files of the entry or neither)."""
+    where = Path(cache_dir) / key[:2]
+    with io.outputs() as pair:
+        pair.write_text(where / f"{key}.csv", labels_csv)
+        pair.write_text(where / f"{key}.json", json.dumps(record) + "\n")
+
+
+def data_digest(ds) -> str:
+    """Hash of a loaded data set's content (values, column names): keys cells on data that has no file
+    of its own (a catalog set in `mabench regress`)."""
+    h = hashlib.sha256(json.dumps([list(map(str, ds.columns)), list(ds.values.shape)]).encode())
+    h.update(np.ascontiguousarray(ds.values, dtype=np.float64).tobytes())
+    return h.hexdigest()
 
 
 def _log(line: str) -> None:
@@ -223,7 +241,7 @@ def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: li
         keys = {k: cell_key(digest, algo.name, resolved, k, seed, metrics, options) for k in ks}
         todo = []
         for k in ks:
-            hit = _cached(cache_root, keys[k])
+            hit = cached(cache_root, keys[k])
             if hit is None:
                 todo.append(k)
                 continue
@@ -238,10 +256,7 @@ def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: li
             k = result.record["k"]
             labels_csv = io.partition_csv(result.labels)
             if cache_root is not None:  # cache first: a crash after it still saves the work
-                where = cache_root / keys[k][:2]
-                with io.outputs() as pair:  # both files of the entry or neither
-                    pair.write_text(where / f"{keys[k]}.csv", labels_csv)
-                    pair.write_text(where / f"{keys[k]}.json", json.dumps(result.record) + "\n")
+                keep(cache_root, keys[k], result.record, labels_csv)
             _write_cell(out, seed, k, {**result.record, "batch": batch} if batch else result.record, labels_csv)
             computed += 1
             done += 1

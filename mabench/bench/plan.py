@@ -198,6 +198,38 @@ class Plan:
         plan = self.job_plans() if job is None else self.job_plan(job)
         return hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()[:16]
 
+    def job_code_hash(self, job: Job) -> str:
+        """A short hash of the code that computes the job's cells (:func:`mabench.codehash.cell_code_hash`
+        of each run): an edit to a plugin or to a module it imports changes the hash of exactly the jobs
+        that run it, so Snakemake re-runs those (their cells of other methods come from the cell cache)."""
+        import hashlib
+
+        from mabench.codehash import cell_code_hash
+
+        codes = sorted({cell_code_hash(run["algorithm"], run["params"]) for run in self.job_plan(job)["runs"]})
+        return hashlib.sha256(" ".join(codes).encode()).hexdigest()[:16]
+
+    def write_job_stamps(self, folder: str = "results/batches") -> dict[str, str]:
+        """One small file per batch job, ``FOLDER/<job>.code``, holding the job's plan digest and code
+        hash, rewritten only when they change: an input of the job, so Snakemake re-runs exactly the
+        jobs whose plan or code changed (by modification time, which it checks also where its per-file
+        records are incomplete, as for a batch's cell files; a changed parameter alone would not do).
+        Returns job name -> file."""
+        from mabench import io
+
+        stamps = {}
+        for job in self.jobs:
+            path = Path(folder) / f"{job.name}.code"
+            text = f"plan {self.job_digest(job)}\ncode {self.job_code_hash(job)}\n"
+            try:
+                same = path.read_text() == text
+            except OSError:
+                same = False
+            if not same:
+                io.write_text(path, text)
+            stamps[job.name] = str(path)
+        return stamps
+
     def prepare_priority(self, ds_ids) -> int:
         """Data sets' files are written as early as the first job that needs them would start."""
         wanted = {ds_ids} if isinstance(ds_ids, str) else set(ds_ids)

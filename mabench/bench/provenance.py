@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import json
 import os
 import platform
 import subprocess
 import sys
 
-from mabench import __version__, blas, resources
+from mabench import __version__, blas, discovery, resources
 
 PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "scikit-learn", "snakemake")
 
@@ -48,6 +49,32 @@ def machine() -> dict[str, str]:
     }
 
 
+def session() -> str:
+    """``<machine>/<job>``: the machine (host, CPU model, core count, hashed) and the job this process
+    runs in (a CI run's or SLURM job's id; else the login session and boot). Times are comparable only
+    within one session (``mabench compare`` gates a time ratio only then)."""
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next((line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")), "")
+    except OSError:
+        pass
+    host = hashlib.sha256(f"{platform.node()}|{platform.machine()}|{cpu}|{os.cpu_count()}".encode()).hexdigest()[:12]
+    env = os.environ
+    if env.get("GITHUB_RUN_ID"):
+        job = f"gh{env['GITHUB_RUN_ID']}.{env.get('GITHUB_RUN_ATTEMPT', '1')}.{env.get('GITHUB_JOB', '')}"
+    elif env.get("SLURM_JOB_ID"):
+        job = f"slurm{env['SLURM_JOB_ID']}"
+    else:
+        try:
+            with open("/proc/sys/kernel/random/boot_id") as fh:
+                boot = fh.read().strip()[:8]
+        except OSError:
+            boot = "?"
+        job = f"sid{os.getsid(0)}.boot{boot}"
+    return f"{host}/{job}"
+
+
 def file_sha256(path) -> str:
     return hashlib.sha256(open(path, "rb").read()).hexdigest()
 
@@ -62,10 +89,12 @@ def lock_sha256() -> str:
 def record(root_seed: int | None = None, config_path=None) -> dict[str, str]:
     """Flat provenance columns for the results table."""
     rec = {"git_commit": git_commit(), "lock_sha256": lock_sha256(),
-           "root_seed": "" if root_seed is None else str(root_seed)}
+           "root_seed": "" if root_seed is None else str(root_seed), "session": session()}
     if config_path:
         rec["config"] = str(config_path)
         rec["config_sha256"] = file_sha256(config_path)
+    # each plugin from MABENCH_HOME in force: name -> its file, sha256 and whether it replaces a built-in
+    rec["user_plugins"] = json.dumps(discovery.user_plugins(), sort_keys=True)
     rec.update({f"version_{k}": v for k, v in versions().items()})
     rec.update({f"machine_{k}": v for k, v in machine().items()})
     return rec

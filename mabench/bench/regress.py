@@ -12,6 +12,7 @@ algorithms run their first seed only; their IL is not gated.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pandas as pd
 
@@ -20,14 +21,35 @@ from mabench.bench.runner import run_cells
 from mabench.errors import UserError
 
 COLUMNS = ["dataset_id", "algo_id", "algorithm", "params", "dataset", "dataset_params", "k", "seed",
-           "n_groups", "min_group", "max_group", "il", "seconds"]
+           "n_groups", "min_group", "max_group", "il", "seconds", "code_hash", "session"]
 
 
-def run(config_path=None, only: str | None = None) -> pd.DataFrame:
+def run(config_path=None, only: str | None = None, cache_dir: str | None = None) -> pd.DataFrame:
+    """The regression cells as a table. ``cache_dir``: the cell cache (:mod:`mabench.bench.batch`),
+    so that after an edit only the cells whose code changed are computed again; their ``seconds``
+    are then those of the run that computed them."""
+    from mabench import data, discovery, io
+    from mabench.bench.batch import cached, cell_key, data_digest, keep
+
+    from mabench.bench.provenance import session
+
+    here = session()  # a cell from the cache keeps the session that timed it
     rows = []
     wanted = {a.strip() for a in only.split(",")} if only else None
+    digests: dict[str, str] = {}
     for ds_id, spec, algo_id, algorithm, params, ks in plan.build(plan.load_config(config_path)).regression_batches(wanted):
         for k in ks:
+            key = None
+            if cache_dir:
+                if spec not in digests:
+                    digests[spec] = data_digest(data.load(spec))
+                key = cell_key(digests[spec], algorithm, discovery.algorithm(algorithm).resolve(params), k, 0,
+                               ["il"], {})
+                hit = cached(Path(cache_dir), key)
+                if hit is not None:
+                    rows.append({"dataset_id": ds_id, "algo_id": algo_id, **{c: hit[0].get(c, "") for c in COLUMNS[2:]}})
+                    sys.stderr.write(f"{ds_id} {algo_id} k={k}: from cache (il={hit[0]['il']:.10f})\n")
+                    continue
             # A setting may not apply at every k of the data set (lns region=12 needs k <= 6); such a
             # cell is skipped, not checked. A baseline cell that starts being refused still fails the
             # comparison: it is missing from the current results.
@@ -36,6 +58,9 @@ def run(config_path=None, only: str | None = None) -> pd.DataFrame:
             except UserError as exc:
                 sys.stderr.write(f"{ds_id} {algo_id} k={k}: not applicable ({exc})\n")
                 continue
+            result.record["session"] = here
+            if key is not None:
+                keep(Path(cache_dir), key, result.record, io.partition_csv(result.labels))
             rows.append({"dataset_id": ds_id, "algo_id": algo_id,
                          **{c: result.record[c] for c in COLUMNS[2:]}})
             r = rows[-1]

@@ -27,7 +27,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from mabench import data, discovery, partition
+from mabench import codehash, data, discovery, partition
 from mabench.bench import threads
 from mabench import memory
 from mabench.bench.progress import NULL, Progress
@@ -503,6 +503,7 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
         "metric_cpu_seconds": metric_cpu_seconds,
         "threads": n_threads,
         "max_rss_mb": peak_rss_mb(),
+        **codehash.cell_provenance(algo.name, resolved),
     }
     if layout.strata is not None:
         record["n_strata"] = len(layout.stratum_names)

@@ -18,7 +18,8 @@ EXIT_GATE = 1  # `mabench compare`: a regression gate failed (2 stays "bad input
 
 
 class GateFailed(Exception):
-    """A regression gate of `mabench compare` failed (exit status 1, not a usage error)."""
+    """A regression gate of `mabench compare` or a check of `mabench check` failed (exit status 1, not a
+    usage error). ``GateFailed(n, "check")``: the failed checks were already said, one line each."""
 
 
 INTERRUPTED = "mabench: interrupted; nothing was written\n"
@@ -182,7 +183,8 @@ def _status(execute: Callable[[], None]) -> int:
         sys.stderr.write(f"mabench: error: {exc}\n")
         return EXIT_USAGE
     except GateFailed as exc:
-        sys.stderr.write(f"mabench: regression check failed: {exc.args[0]} gate(s); see the report above\n")
+        if len(exc.args) == 1:
+            sys.stderr.write(f"mabench: regression check failed: {exc.args[0]} gate(s); see the report above\n")
         return EXIT_GATE
     except KeyboardInterrupt as exc:
         # Outputs are staged in temporary files that the output layer removed while unwinding.

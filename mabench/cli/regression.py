@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from mabench.cli.common import PENDING, Command, existing, finite, print_json, results_inputs
 from mabench.cli.process import GateFailed
+from mabench.errors import UserError
 
 
 def _compare_arguments(s) -> None:
@@ -14,7 +15,9 @@ def _compare_arguments(s) -> None:
     s.add_argument("--il-tolerance", type=float, default=1e-9, help="largest IL change of a deterministic cell")
     s.add_argument("--time-ratio", type=float, default=1.25, help="largest median time ratio of an algorithm")
     s.add_argument("--no-time-gate", action="store_true", help="list the time ratios without gating them "
-                   "(the baseline was timed in another session; `make regress` does this)")
+                   "(the default unless both tables were timed on the same machine in the same job)")
+    s.add_argument("--time-gate", action="store_true", help="gate the time ratios even when the tables come "
+                   "from different sessions (machine or job)")
     s.add_argument("--min-seconds", type=float, default=0.05,
                    help="cells faster than this in the baseline are not timed (noise)")
     s.add_argument("--published", default=None, help="registry CSV for verdict changes (default: "
@@ -43,8 +46,12 @@ def cmd_compare(args) -> None:
     registry = published.load(args.published) if args.published != "none" else None
     deterministic = {name: algo.deterministic for name, algo in discovery.algorithms().items()}
     changed = [a.strip() for a in (args.changed or "").split(",") if a.strip()]
+    if args.time_gate and args.no_time_gate:
+        raise UserError("--time-gate and --no-time-gate both given; give one")
+    # Times gate only between tables timed on the same machine in the same job, unless asked
+    gate = args.time_gate or (not args.no_time_gate and compare.same_session(baseline, current))
     result = compare.compare(baseline, current, changed=changed, il_tolerance=args.il_tolerance,
-                             time_ratio=None if args.no_time_gate else args.time_ratio,
+                             time_ratio=args.time_ratio if gate else None,
                              min_seconds=args.min_seconds, registry=registry, deterministic=deterministic)
     text = compare.markdown(result, args.baseline, args.current)
     if args.out:
@@ -66,6 +73,8 @@ def _regress_arguments(s) -> None:
     s.add_argument("--config", default=None, help="workflow config (default: config/config.yaml)")
     s.add_argument("--algorithms", help="only these algorithm ids (comma-separated)")
     s.add_argument("--out", required=True, help="CSV results table, for `mabench compare`")
+    s.add_argument("--cache-dir", help="cell cache: cells whose code (mabench/codehash.py) and data are "
+                   "unchanged are taken from it, not recomputed")
 
 
 def _regress_paths(args) -> tuple[list, list]:
@@ -78,7 +87,7 @@ def cmd_regress(args) -> None:
     from mabench import io
     from mabench.bench import regress
 
-    frame = regress.run(args.config, only=args.algorithms)
+    frame = regress.run(args.config, only=args.algorithms, cache_dir=args.cache_dir)
     io.write_text(args.out, frame.to_csv(index=False))
     print_json({"cells": int(len(frame)), "out": args.out})
 

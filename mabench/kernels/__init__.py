@@ -41,9 +41,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numba  # noqa: E402
 from numba.np.ufunc.parallel import _launch_threads  # noqa: E402
 
-from mabench.fingerprint import numba_cache_dir  # noqa: E402
+from mabench.codehash import numba_cache_dir  # noqa: E402
 
-# Compiled kernels are cached per source fingerprint (mabench/fingerprint.py says why); set before
+# Compiled kernels are cached per hash of the engine's sources (mabench/codehash.py says why); set before
 # any kernel is decorated, since Numba reads it then.
 numba.config.CACHE_DIR = numba_cache_dir()
 

@@ -105,6 +105,7 @@ class Comparison:
     times: pd.DataFrame  # per algorithm: median time ratio over timed cells
     failures: list[str] = field(default_factory=list)
     time_gated: bool = True  # False: the time ratios are listed, not gated
+    out_of_scope: int = 0  # baseline cells of methods the current table does not run at all (not compared)
 
     @property
     def ok(self) -> bool:
@@ -115,6 +116,12 @@ def compare(baseline: pd.DataFrame, current: pd.DataFrame, *, changed=(), il_tol
             time_ratio: float | None = 1.25, min_seconds: float = 0.05, registry: pd.DataFrame | None = None,
             deterministic: dict[str, bool] | None = None) -> Comparison:
     changed = set(changed)
+    # A current table that runs some of the baseline's methods (regress --algorithms a,b) is compared on
+    # those: the other methods' baseline cells are out of scope, not "disappeared" nor "not run".
+    by = "algo_id" if "algo_id" in baseline.columns and "algo_id" in current.columns else "algorithm"
+    in_scope = baseline[by].isin(set(current[by]))
+    out_of_scope = int((~in_scope).sum())
+    baseline = baseline[in_scope].reset_index(drop=True)
     both = baseline.merge(current, on=KEY, how="outer", suffixes=("_base", "_cur"), indicator=True)
     appeared = both.loc[both["_merge"] == "right_only", KEY].reset_index(drop=True)
     disappeared = both.loc[both["_merge"] == "left_only", KEY].reset_index(drop=True)
@@ -153,7 +160,16 @@ def compare(baseline: pd.DataFrame, current: pd.DataFrame, *, changed=(), il_tol
                             f"{row.timed_cells} timed cell(s) > {time_ratio:.2f}")
     if len(disappeared):
         failures.append(f"{len(disappeared)} cell(s) of the baseline are missing from the current results")
-    return Comparison(cells, appeared, disappeared, verdicts, times, failures, time_ratio is not None)
+    return Comparison(cells, appeared, disappeared, verdicts, times, failures, time_ratio is not None, out_of_scope)
+
+
+def same_session(baseline: pd.DataFrame, current: pd.DataFrame) -> bool:
+    """True when both tables were timed on the same machine in the same job (their ``session``
+    provenance, :func:`mabench.bench.provenance.session`): only then is a time ratio a verdict."""
+    if "session" not in baseline.columns or "session" not in current.columns:
+        return False
+    a, b = set(baseline["session"].dropna().astype(str)), set(current["session"].dropna().astype(str))
+    return len(a) == 1 and a == b
 
 
 def median_of_runs(runs: list[pd.DataFrame]) -> pd.DataFrame:
@@ -198,7 +214,9 @@ def _verdict_changes(registry, baseline, current) -> pd.DataFrame:
 def markdown(c: Comparison, baseline_name: str, current_name: str) -> str:
     lines = [f"# Regression check: `{current_name}` against `{baseline_name}`", "",
              f"**{'PASS' if c.ok else 'FAIL'}** — {len(c.cells)} cells compared, {len(c.appeared)} appeared, "
-             f"{len(c.disappeared)} disappeared, {len(c.verdicts)} verdict change(s).", ""]
+             f"{len(c.disappeared)} disappeared, {len(c.verdicts)} verdict change(s)"
+             + (f"; {c.out_of_scope} baseline cells of methods the current table does not run were not compared"
+                if c.out_of_scope else "") + ".", ""]
     if c.failures:
         lines += ["## Gates that failed", ""] + [f"- {f}" for f in c.failures] + [""]
     if "il_delta" in c.cells:
@@ -220,8 +238,9 @@ def markdown(c: Comparison, baseline_name: str, current_name: str) -> str:
     if len(c.times):
         lines += ["## Algorithm time (median current/baseline over cells timed ≥ the floor)", ""]
         if not c.time_gated:
-            lines += ["Listed, not gated: the baseline's times come from another session. For a time verdict, "
-                      "time both checkouts in one session (`make regress-time BASE=<commit>`).", ""]
+            lines += ["Listed, not gated: the tables were not timed on the same machine in the same job (their "
+                      "`session`). For a time verdict, time both checkouts in one job (`make regress-time "
+                      "BASE=<commit>`), or give `--time-gate`.", ""]
         lines += ["| algorithm | median ratio | timed cells |", "|---|---|---|"]
         lines += [f"| {r.algorithm} | {r.median_ratio:.2f} | {r.timed_cells} |" for r in c.times.itertuples()]
         lines.append("")

@@ -333,12 +333,19 @@ def write_tables(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None =
         with io.atomic_path(out_dir / f"{name}.csv") as tmp:
             part.to_csv(tmp, index=False, float_format="%.10g")
         index_rows.append((source, table, name, counts))
+    from mabench.optimum import best_known
+    from mabench.report import leaderboard
+
+    leaderboard.write(results, out_dir, best_known.load_index())
     _write_index(compared, index_rows, out_dir, commit)
     return compared
 
 
 def _write_index(compared, index_rows, out_dir: Path, commit: str) -> None:
     lines = ["# Regenerated tables", "",
+             "**[Leaderboard](leaderboard.md)** ([csv](leaderboard.csv), [tex](leaderboard.tex)): every method "
+             "this run computed, ranked by IL per data set and k, with time, memory and the gap to the "
+             "best-known partition.", "",
              f"Every published number in registry/published.csv, recomputed by mabench{' at ' + commit if commit else ''}.",
              "", f"**{class_summary(compared)}**", "", "| Source | Table | " + " | ".join(VERDICT_ORDER) + " | Files |",
              "|---|---|" + "---|" * len(VERDICT_ORDER) + "---|"]

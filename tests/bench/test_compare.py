@@ -1,6 +1,6 @@
 """`mabench compare` and `mabench regress`: a perturbed kernel fails the check, an unchanged rerun passes.
 
-The perturbed kernel is real: a copy of the plugin folders (MABENCH_HOME) whose `mdav` moves two
+The perturbed kernel is real: a copy of the `mdav` plugin (MABENCH_HOME, override=True) that moves two
 records between groups after the kernel ran, so every deterministic mdav cell's IL changes while the
 group sizes stay valid. Nothing in the engine knows about it.
 """
@@ -34,7 +34,7 @@ def run(Z, k, params, rng):
     return labels
 
 
-ALGORITHM = _dc.replace(ALGORITHM, run=run)
+ALGORITHM = _dc.replace(ALGORITHM, run=run, override=True)
 '''
 
 
@@ -53,8 +53,8 @@ def runs(tmp_path_factory):
               "datasets": {"tarragona": {"spec": "tarragona"}, "sim": {"spec": "sim1"}}}
     (tmp / "tiny.yaml").write_text(yaml.safe_dump(config))
     perturbed = tmp / "perturbed"
-    for folder in ("algorithms", "datasets"):
-        shutil.copytree(ROOT / folder, perturbed / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (perturbed / "algorithms").mkdir(parents=True)
+    shutil.copy(ROOT / "algorithms" / "mdav.py", perturbed / "algorithms" / "mdav.py")
     with open(perturbed / "algorithms" / "mdav.py", "a") as fh:
         fh.write(PERTURB)
     out = {}
@@ -121,9 +121,49 @@ def test_without_the_time_gate_the_ratios_are_listed_not_gated(tmp_path):
     _table(1.0).to_csv(tmp_path / "a.csv", index=False)
     _table(1.3).to_csv(tmp_path / "b.csv", index=False)
     args = ("compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--published", "none")
-    assert mabench(*args).returncode == 1
+    assert mabench(*args, "--time-gate").returncode == 1
     proc = mabench(*args, "--no-time-gate")
     assert proc.returncode == 0 and "| mdav | 1.30 | 5 |" in proc.stdout, proc.stdout
+
+
+def test_times_gate_only_within_one_session_unless_asked(tmp_path):
+    """Tables without a session, or from two sessions (machine/job), list a slower method without
+    failing; two tables of one session gate it; --time-gate gates across sessions."""
+    args = ("compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--published", "none")
+    for base_session, cur_session, gated in ((None, None, False), ("m1/j1", "m1/j2", False),
+                                             ("m1/j1", "m2/j1", False), ("m1/j1", "m1/j1", True)):
+        a, b = _table(1.0), _table(1.37)
+        if base_session:
+            a["session"], b["session"] = base_session, cur_session
+        a.to_csv(tmp_path / "a.csv", index=False)
+        b.to_csv(tmp_path / "b.csv", index=False)
+        proc = mabench(*args)
+        assert proc.returncode == (1 if gated else 0), (base_session, cur_session, proc.stdout)
+        assert ("Listed, not gated" in proc.stdout) == (not gated)
+        assert mabench(*args, "--time-gate").returncode == 1
+    proc = mabench(*args, "--time-gate", "--no-time-gate")
+    assert proc.returncode == 2 and "give one" in proc.stderr
+
+
+def test_a_subset_is_compared_on_its_own_methods_only():
+    base = pd.concat([_table(1.0, algorithm="mdav"), _table(1.0, algorithm="cbfs")], ignore_index=True)
+    result = compare.compare(base, _table(1.0, algorithm="mdav"), time_ratio=None)
+    assert result.ok and len(result.cells) == 5 and len(result.disappeared) == 0 and result.out_of_scope == 5
+    assert "5 baseline cells of methods the current table does not run were not compared" in compare.markdown(
+        result, "a", "b")
+    partial = _table(1.0, algorithm="mdav", n=4)  # a method that is run must still have all its cells
+    assert not compare.compare(base, partial, time_ratio=None).ok
+
+
+def test_the_session_names_machine_and_job(monkeypatch):
+    from mabench.bench import provenance
+
+    monkeypatch.setenv("GITHUB_RUN_ID", "42")
+    monkeypatch.setenv("GITHUB_JOB", "regress")
+    first = provenance.session()
+    assert first.endswith("/gh42.1.regress")
+    monkeypatch.setenv("GITHUB_RUN_ID", "43")
+    assert provenance.session().split("/")[0] == first.split("/")[0] and provenance.session() != first
 
 
 def test_median_of_runs_takes_each_cells_median_seconds():

@@ -64,6 +64,9 @@ BENCHMARKS = [f"results/benchmarks/{job.name}.tsv" for job in PLAN.jobs]
 # more than the rest of building the graph. A missing or damaged cell is asked for by name
 # (cells_to_redo), so its batch still re-runs.
 BATCH_DONE = {job.name: f"results/batches/{job.name}.done" for job in PLAN.jobs}
+# Each batch job's plan digest and code hash (mabench/codehash.py), rewritten only when they change:
+# an input of the job, so an edited plugin or kernel re-runs exactly the jobs that run it.
+JOB_STAMPS = PLAN.write_job_stamps("results/batches")
 # A batch's cell files are outputs of its job only once the job has finished (its marker exists).
 # Until then the marker alone makes it run, and Snakemake does not track thousands of files it would
 # otherwise mark incomplete and record metadata for, one file each (25 MB for the default run), and

@@ -70,6 +70,7 @@ for _job in PLAN.jobs:
             # digest below does)
             [] if _job is LEAD_JOB else ancient("results/compiled.json"),
             plans=ancient("results/plans.json"),
+            code=JOB_STAMPS[_job.name],  # this job's plan or code changed: re-run it (and no other)
         output:
             done=touch(BATCH_DONE[_job.name]),  # first: Snakemake looks for a requested file in this order
             records=[f"results/cells/{c}.json" for c in TRACKED_CELLS[_job.name]],  # see TRACKED_CELLS
@@ -80,7 +81,7 @@ for _job in PLAN.jobs:
             f"results/logs/run/{_job.name}.log",
         params:
             job=_job.name,
-            digest=PLAN.job_digest(_job),  # this job's plan changed: re-run it (and no other)
+            digest=PLAN.job_digest(_job),  # also in JOB_STAMPS, which is what re-runs a finished job
             follow=f" --follow {COMPILE_PROGRESS}" if _job is LEAD_JOB else "",
         threads: config["threads_per_run"]
         priority: _job.priority

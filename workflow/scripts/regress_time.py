@@ -87,7 +87,7 @@ def main(argv=None) -> int:
     for side, frames in runs.items():
         median_of_runs(frames).to_csv(out / f"{side}.csv", index=False)
     cmd = [str(ROOT / ".venv" / "bin" / "mabench"), "compare", str(out / "base.csv"), str(out / "current.csv"),
-           "--published", "none", "--out", str(out / "report.md")]
+           "--published", "none", "--time-gate", "--out", str(out / "report.md")]  # timed side by side here
     if args.changed:
         cmd += ["--changed", args.changed]
     return subprocess.run(cmd, cwd=ROOT).returncode

@@ -1,0 +1,304 @@
+"""Hashes of exactly the code that computes a result, found by reading imports (``ast``), never by running them.
+
+A cell (algorithm, parameters, data, k, seed, metrics) is computed by three pieces of code: the engine
+that loads the data, calls the plugin, validates and scores the partition (:mod:`mabench.bench.runner`
+and what it imports); the algorithm's plugin file; and, for a search, the plugin of its ``init=``
+method. :func:`cell_code_hash` hashes each piece's file together with the mabench modules it imports,
+transitively, and the versions of the third-party packages they import. So an edit to one plugin
+changes the hash of that plugin's cells only, and an edit to a kernel changes the hash of the cells
+whose code imports it (the cell cache, the workflow's job parameters and ``mabench regress`` use it).
+
+Imports are followed per name through a package's ``__init__``: ``from mabench import kernels as K``
+followed by ``K.hm_labels`` depends on ``kernels/__init__.py`` and on ``kernels/methods/hm.py`` (where the
+``__init__`` imports ``hm_labels`` from), not on every kernel the ``__init__`` re-exports. A package
+used as a whole (passed around, ``getattr``) depends on all of it. Imports inside functions count
+(a lazy import is code that runs).
+
+:func:`numba_cache_dir` is keyed by the engine's sources (not the plugins'): Numba keys a cached
+function by its own file only, so after an edit to a kernel in another file a caller would load
+machine code with the old kernel inlined; an edit to a plugin file is caught by Numba itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.metadata
+import os
+import re
+import sys
+from functools import cache
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+ENGINE_ENTRY = "mabench.bench.runner"
+# Plugin folders are installed as these subpackages (pyproject.toml maps algorithms/ and datasets/).
+_PLUGIN_PACKAGES = {"algorithms": "algorithms", "generators": "datasets"}
+_MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+@cache
+def module_file(name: str) -> Path | None:
+    """The source file of a first-party module name (``mabench.kernels.hm``), or None."""
+    parts = name.split(".")
+    if parts[0] != "mabench":
+        return None
+    if len(parts) == 1:
+        return PACKAGE / "__init__.py"
+    if parts[1] in _PLUGIN_PACKAGES:
+        base = _plugin_folder(_PLUGIN_PACKAGES[parts[1]]).joinpath(*parts[2:])
+    else:
+        base = PACKAGE.joinpath(*parts[1:])
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py"
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py")
+    return None
+
+
+def _plugin_folder(kind: str) -> Path:
+    from mabench import discovery
+
+    return discovery.builtin_folder(kind)
+
+
+def clear_caches() -> None:
+    """Forget every file read and hash computed (for a process that edits sources, e.g. a test)."""
+    for fn in (module_file, _parse, _file_digest, plugin_hash, engine_hash, engine_sources_hash):
+        fn.cache_clear()
+
+
+def _is_package(name: str) -> bool:
+    f = module_file(name)
+    return f is not None and f.name == "__init__.py"
+
+
+class _Parsed:
+    """One file's imports as targets: ("mod", m) the module's own needs; ("attr", m, x) the name x
+    of module m; ("all", m) a package with everything it re-exports."""
+
+    def __init__(self, core: list, exports: dict, external: set):
+        self.core, self.exports, self.external = core, exports, external
+
+
+@cache
+def _parse(path: Path, module: str) -> _Parsed:
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    is_init = path.name == "__init__.py"
+    package = module if is_init else module.rpartition(".")[0]
+    core, exports, external = [], {}, set()
+    bound: dict[str, str] = {}  # local name -> first-party package it is bound to
+
+    def absolute(node: ast.ImportFrom) -> str:
+        if not node.level:
+            return node.module or ""
+        base = package.split(".")
+        base = base[: len(base) - node.level + 1]
+        return ".".join(base + ([node.module] if node.module else []))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name.split(".")[0]
+                if top != "mabench":
+                    external.add(top)
+                    continue
+                core.append(("mod", alias.name))
+                if alias.asname and _is_package(alias.name):
+                    bound[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            source = absolute(node)
+            top = source.split(".")[0]
+            if top != "mabench":
+                if top and top != "__future__":
+                    external.add(top)
+                continue
+            for alias in node.names:
+                local = alias.asname or alias.name
+                sub = f"{source}.{alias.name}"
+                if module_file(sub) is not None:  # a submodule
+                    core.append(("mod", sub))
+                    if _is_package(sub):
+                        bound[local] = sub
+                elif is_init and source.startswith(package + ".") and source != package:
+                    exports[local] = ("attr", source, alias.name)  # a re-export: needed when used
+                else:
+                    core.append(("attr", source, alias.name))
+    # A module imported by name at run time (importlib.import_module("sklearn.covariance"), a helper
+    # that does): a string naming an installed third-party package counts as its import.
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and _MODULE_NAME.match(n.value):
+            top = n.value.split(".")[0]
+            if top != "mabench" and top in _distributions():
+                external.add(top)
+    if bound:
+        values = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in bound:
+                core.append(("attr", bound[n.value.id], n.attr))
+            elif isinstance(n, ast.Name) and n.id in bound and id(n) not in values and isinstance(n.ctx, ast.Load):
+                core.append(("all", bound[n.id]))
+    return _Parsed(core, exports, external)
+
+
+def closure(entries) -> tuple[dict[str, Path], set[str]]:
+    """(module name -> file, third-party top-level packages) of the code reachable from ``entries``:
+    (module name, file) pairs, e.g. a plugin file under its module name."""
+    files: dict[str, Path] = {}
+    external: set[str] = set()
+    seen: set = set()
+
+    def visit_file(module: str, path: Path) -> None:
+        if module in files:
+            return
+        files[module] = path
+        parsed = _parse(path, module)
+        external.update(parsed.external)
+        for target in parsed.core:
+            visit(target)
+
+    def visit(target) -> None:
+        if target in seen:
+            return
+        seen.add(target)
+        kind, module = target[0], target[1]
+        path = module_file(module)
+        if path is None:
+            return
+        visit_file(module, path)
+        parsed = _parse(path, module)
+        if kind == "all":
+            for t in parsed.exports.values():
+                visit(t)
+        elif kind == "attr":
+            name = target[2]
+            if name in parsed.exports:
+                visit(parsed.exports[name])
+            elif module_file(f"{module}.{name}") is not None:
+                visit(("mod", f"{module}.{name}"))
+
+    for module, path in entries:
+        visit_file(module, Path(path))
+    return files, external
+
+
+@cache
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@cache
+def _version(top: str) -> str | None:
+    """The installed version of a third-party package (None for the standard library)."""
+    if top in sys.stdlib_module_names:
+        return None
+    dists = _distributions().get(top) or [top]
+    for dist in dists:
+        try:
+            return f"{dist} {importlib.metadata.version(dist)}"
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+@cache
+def _distributions() -> dict:
+    return importlib.metadata.packages_distributions()
+
+
+def digest(entries) -> str:
+    """sha256 of the files reachable from ``entries`` (by module name, so a copy of the tree hashes
+    the same) and the versions of the third-party packages they import."""
+    files, external = closure(entries)
+    h = hashlib.sha256(f"python {sys.version_info[0]}.{sys.version_info[1]}\n".encode())
+    for module in sorted(files):
+        h.update(f"{module} {_file_digest(files[module])}\n".encode())
+    for top in sorted(external):
+        if (v := _version(top)) is not None:
+            h.update(f"{v}\n".encode())
+    return h.hexdigest()
+
+
+def plugin_entry(name: str) -> tuple[str, Path]:
+    """(module name, file) of the algorithm plugin in force under ``name``."""
+    from mabench import discovery
+
+    path = discovery.algorithm_path(name)
+    if path.parent == discovery.builtin_folder("algorithms"):
+        path = _plugin_folder("algorithms") / path.name
+        return f"mabench.algorithms.{path.stem}", path
+    return f"mabench_user_plugins.algorithms.{path.stem}", path
+
+
+@cache
+def plugin_hash(name: str) -> str:
+    """Hash of one algorithm plugin's own code: its file and what it imports."""
+    return digest([plugin_entry(name)])
+
+
+@cache
+def engine_hash() -> str:
+    """Hash of the engine's code that every cell runs (loading, aggregation, validation, metrics)."""
+    return digest([(ENGINE_ENTRY, module_file(ENGINE_ENTRY))])
+
+
+def _init_of(algorithm: str, params: dict | None) -> str | None:
+    """The ``init=`` plugin a search starts from: given, or its declared default."""
+    from mabench import discovery
+
+    declared = discovery.algorithm(algorithm).params.get("init")
+    if declared is None:
+        return None
+    return str((params or {}).get("init", declared.default)) or None
+
+
+def cell_code_hash(algorithm: str, params: dict | None = None) -> str:
+    """Hash of exactly the code that computes a cell of ``algorithm`` with ``params``: the engine, the
+    plugin and, for a search, its ``init=`` plugin (by name: a missing one is the plugin's error)."""
+    from mabench import discovery
+
+    parts = [engine_hash(), plugin_hash(algorithm)]
+    init = _init_of(algorithm, params)
+    if init and init in discovery.algorithms():
+        parts.append(plugin_hash(str(init)))
+    return hashlib.sha256(" ".join(parts).encode()).hexdigest()
+
+
+@cache
+def engine_sources_hash() -> str:
+    """Hash of every engine source file (the plugin folders excluded) and numpy's and Numba's versions."""
+    import numba
+    import numpy as np
+
+    h = hashlib.sha256(f"numpy {np.__version__} numba {numba.__version__}".encode())
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.parent.name in ("algorithms", "generators"):
+            continue
+        h.update(str(path.relative_to(PACKAGE)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def numba_cache_dir() -> str:
+    """``$NUMBA_CACHE_DIR/<engine sources hash>``, by default under ~/.cache/mabench/numba."""
+    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "mabench", "numba")
+    return os.path.join(base, engine_sources_hash()[:16])
+
+
+def cell_provenance(algorithm: str, params: dict | None = None) -> dict:
+    """The fields a run record keeps about the code that made it: ``code_hash`` always; for a plugin
+    from ``MABENCH_HOME`` (the method's, or a search's ``init=``) its file and sha256, and whether it
+    replaces the built-in of its name."""
+    from mabench import discovery
+
+    out = {"code_hash": cell_code_hash(algorithm, params)}
+    users = discovery.user_plugins()
+    init = _init_of(algorithm, params)
+    for role, name in (("plugin", algorithm), ("init_plugin", init)):
+        entry = users.get(name) if name else None
+        if entry is not None and entry["kind"] == "algorithm":
+            out[f"{role}_path"], out[f"{role}_sha256"] = entry["path"], entry["sha256"]
+            if entry["overrides"]:
+                out[f"{role}_overrides"] = name
+    return out
