@@ -133,11 +133,14 @@ def _variables(frame: pd.DataFrame, columns, aside: list[str], where: str) -> li
     names = list(frame.columns)
     kinds.check_unique(names, where)
     if columns is None:
+        for c in names:  # a complex column is numeric to pandas: refused, not passed through
+            if c not in aside and pd.api.types.is_complex_dtype(frame[c]):
+                _check_kind(frame, c, where)
         picked = [c for c in kinds.variables(frame, where, aside) if c not in aside]
         if not picked:
             raise UserError(f"{where} has no numeric column to aggregate; give numeric variables or name them "
                             "with columns=[...]")
-        for c in picked:  # a complex column is numeric to pandas: refused, not passed through
+        for c in picked:
             _check_kind(frame, c, where)
         return picked
     picked = [columns] if isinstance(columns, str) else list(columns)

@@ -1,7 +1,7 @@
 """Compiling ahead: `mabench warmup`.
 
 Numba compiles a kernel the first time it runs with a new type signature and keeps the machine
-code in its on-disk cache (mabench/fingerprint.py), so only a fresh install's first call of a
+code in its on-disk cache (mabench/codehash.py), so only a fresh install's first call of a
 method pays for it — tens of seconds for the MDAV family. ``mabench warmup`` (:func:`warm`) compiles
 the kernels of the named methods on tiny data, every path their ``index=auto`` can pick, and the
 named metrics' kernels, so that the first real call loads them from the cache. A call of the
