@@ -15,7 +15,7 @@ import sys
 
 import pandas as pd
 
-from mabench.bench import plan
+from mabench.bench import config, plan
 from mabench.bench.runner import run_cells
 from mabench.errors import UserError
 
@@ -26,7 +26,7 @@ COLUMNS = ["dataset_id", "algo_id", "algorithm", "params", "dataset", "dataset_p
 def run(config_path=None, only: str | None = None) -> pd.DataFrame:
     rows = []
     wanted = {a.strip() for a in only.split(",")} if only else None
-    for ds_id, spec, algo_id, algorithm, params, ks in plan.build(plan.load_config(config_path)).regression_batches(wanted):
+    for ds_id, spec, algo_id, algorithm, params, ks in plan.build(config.load(config_path)).regression_batches(wanted):
         for k in ks:
             # A setting may not apply at every k of the data set (lns region=12 needs k <= 6); such a
             # cell is skipped, not checked. A baseline cell that starts being refused still fails the
