@@ -12,15 +12,41 @@ CONFIG ?= config/config.yaml
 # (with it, each of the workflow's processes compiled what it imports anew, about 2.5 s apiece).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: reproduce record-time test slurm-test slurm-stop bench bench-baseline bench-compare regress regress-time regress-baseline env clean best-known
+.PHONY: lock lock-check reproduce record-time test slurm-test slurm-stop bench bench-baseline bench-compare regress regress-time regress-baseline env clean best-known
 
-$(STAMP): pyproject.toml
+# The harness installs from the lock file (every package pinned, with hashes), so a fresh clone runs
+# the versions the regression baseline was made with; pyproject.toml keeps ranges for library users.
+LOCK   := requirements.lock
+LOCK_CMD = uv pip compile pyproject.toml --extra all --extra test --extra slurm --generate-hashes \
+	--universal --python-version 3.11
+
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --no-compile -e ".[all,test]"
+	$(BIN)/python -m pip install --quiet --no-compile --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-compile --no-deps -e .
 	touch $(STAMP)
 
 env: $(STAMP)
+
+# Refresh the lock to the newest versions the registry offers (commit it after `make lock-check`).
+lock: $(STAMP)
+	$(BIN)/python -m pip install --quiet uv
+	$(BIN)/$(LOCK_CMD) --upgrade --quiet -o $(LOCK)
+
+# Would a refresh change a number? Resolves the newest versions into results/lock/, installs them in a
+# venv of their own and runs the regression cells there against the tracked baseline: the report lists
+# every IL change (0 expected; each other one needs its cause in docs/regression.md before the lock moves).
+lock-check: $(STAMP)
+	$(BIN)/python -m pip install --quiet uv
+	mkdir -p results/lock
+	$(BIN)/$(LOCK_CMD) --upgrade --quiet -o results/lock/requirements.lock
+	$(PYTHON) -m venv results/lock/venv
+	results/lock/venv/bin/python -m pip install --quiet --no-compile --require-hashes -r results/lock/requirements.lock
+	results/lock/venv/bin/python -m pip install --quiet --no-compile --no-deps .
+	results/lock/venv/bin/mabench regress --out results/lock/current.csv
+	$(BIN)/mabench compare $(REGRESS_BASELINE) results/lock/current.csv --no-time-gate \
+		--out results/lock/report.md --cells-out results/lock/cells.csv
 
 # results/timing.json: wall and CPU time of the run, jobs, and the share that was not the algorithms'
 # and metrics' own work; `make record-time` appends it to the tracked docs/workflow-time.csv.
@@ -45,7 +71,6 @@ bench: $(STAMP)
 # installs Debian's slurm-wlm and munge if missing), compared with a local run.
 slurm-test: $(STAMP)
 	bash workflow/slurm/local-cluster.sh
-	$(BIN)/python -m pip install --quiet -e '.[all,test,slurm]'
 	$(BIN)/python -m pytest -m slurm tests/bench/test_slurm.py
 
 slurm-stop:

@@ -11,7 +11,7 @@ import sys
 
 from mabench import __version__, blas, resources
 
-PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "snakemake")
+PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "scikit-learn", "snakemake")
 
 
 def git_commit() -> str:
@@ -52,9 +52,17 @@ def file_sha256(path) -> str:
     return hashlib.sha256(open(path, "rb").read()).hexdigest()
 
 
+def lock_sha256() -> str:
+    """SHA-256 of the checkout's ``requirements.lock`` (the pinned harness environment); ``none`` when the
+    engine runs from an install without one (a library user's own environment)."""
+    lock = resources.source_root() / "requirements.lock"
+    return file_sha256(lock) if lock.is_file() else "none"
+
+
 def record(root_seed: int | None = None, config_path=None) -> dict[str, str]:
     """Flat provenance columns for the results table."""
-    rec = {"git_commit": git_commit(), "root_seed": "" if root_seed is None else str(root_seed)}
+    rec = {"git_commit": git_commit(), "lock_sha256": lock_sha256(),
+           "root_seed": "" if root_seed is None else str(root_seed)}
     if config_path:
         rec["config"] = str(config_path)
         rec["config_sha256"] = file_sha256(config_path)

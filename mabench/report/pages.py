@@ -147,7 +147,7 @@ def provenance(results: pd.DataFrame) -> dict[str, str]:
     prov = {}
     first = results.iloc[0] if len(results) else {}
     for col in results.columns:
-        if col in ("git_commit", "root_seed", "config", "config_sha256") or col.startswith(("version_", "machine_")):
+        if col in ("git_commit", "lock_sha256", "root_seed", "config", "config_sha256") or col.startswith(("version_", "machine_")):
             prov[col] = str(first[col])
     if {"dataset_id", "seed"} <= set(results.columns):
         seeds = results.groupby("dataset_id", sort=True)["seed"].apply(lambda s: sorted(set(int(x) for x in s)))
