@@ -235,7 +235,8 @@ def _masked_frame(frame: pd.DataFrame, picked: list, values: np.ndarray) -> pd.D
 # --------------------------------------------------------------------------- functions
 
 
-def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int = 0, **params) -> Result:
+def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int = 0, n_jobs: int = 1,
+                   executor: str = "processes", scheduler: str | None = None, **params) -> Result:
     """Microaggregate ``data``: groups of at least ``k`` similar records, each published as one value.
 
     Parameters
@@ -252,6 +253,15 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
         weights columns. Other columns (identifiers, categories) are passed through unchanged.
     seed : int, default 0
         Seed of the method's randomness and of a generated data set's draw.
+    n_jobs : int, default 1
+        With ``strata``: how many strata run at once, each in a process of its own. The result is
+        the same as with 1 (each stratum has its own random stream). A script needs the
+        ``if __name__ == "__main__":`` guard (the processes import it again).
+    executor : {"processes", "dask"}, default "processes"
+        ``"dask"``: the strata are tasks on a Dask cluster (``pip install 'mabench[dask]'``); same result.
+    scheduler : str, optional
+        With ``executor="dask"``: the scheduler's address (``"tcp://host:8786"``); default the Dask
+        client this process already has.
     **params
         The method's parameters (``mabench.methods()``), and for every method:
         ``measure`` ("mean", "median", "trim", "onestep": what a group publishes), ``trim`` (share
@@ -284,9 +294,11 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
     Result(mdav[measure=median,strata=region,tail=3k], k=3: 6 rows in 2 groups of 3..3, 1 column(s) aggregated, ... s)
     """
     from mabench.bench.runner import run_dataset
+    from mabench.bench.strata import Spread
 
+    spread = Spread(n_jobs, executor, scheduler)
     frame, picked, ds, algo, resolved, extra, k, seed = _prepare(data, k, method, columns, seed, params)
-    cell = next(run_dataset(algo, resolved, ds, [k], seed, ("il",), None, extra))
+    cell = next(run_dataset(algo, resolved, ds, [k], seed, ("il",), None, extra, spread=spread, notice=True))
     masked = _masked_frame(frame, picked, cell.masked)
     labels = cell.labels
     groups = (np.concatenate([np.bincount(labels[:, j]) for j in range(labels.shape[1])]) if labels.ndim == 2

@@ -159,6 +159,13 @@ def format_params(params: dict[str, Any]) -> str:
     return ",".join(f"{k}={params[k]}" for k in sorted(params))
 
 
+def call_run(algo, z, k: int, params: dict, rng, raw=None):
+    """``algo.run`` with the raw values passed to the plugins that ask for them (``uses_raw``)."""
+    if algo.uses_raw:
+        return algo.run(z, k, params, rng, raw=raw)
+    return algo.run(z, k, params, rng)
+
+
 def split_output(out) -> tuple[np.ndarray, dict]:
     """An algorithm's ``run`` returns labels, or (labels, info) where info holds extra record fields
     (e.g. a recursion structure, a convergence cycle, an anytime trace): JSON-serializable values."""

@@ -15,7 +15,7 @@ def _norm(spec: str) -> str:
 def test_environment_yml_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    wanted = {_norm(s) for s in project["dependencies"] + extras["workflow"] + extras["report"] + extras["sdcmicro"] + extras["test"]}
+    wanted = {_norm(s) for s in project["dependencies"] + extras["workflow"] + extras["report"] + extras["sdcmicro"] + extras["dask"] + extras["test"]}
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     listed = {_norm(s) for s in env["dependencies"] if isinstance(s, str) and not s.startswith(("python", "pip"))}
     assert listed == wanted
@@ -42,7 +42,7 @@ def test_the_lock_pins_every_dependency_within_the_ranges_of_pyproject_with_hash
     assert pins, "requirements.lock lists no pinned package"
     for name, (version, block) in pins.items():
         assert "--hash=sha256:" in block, f"{name} is pinned without a hash"
-    for spec in project["dependencies"] + [s for key in ("workflow", "report", "sdcmicro", "test", "slurm")
+    for spec in project["dependencies"] + [s for key in ("workflow", "report", "sdcmicro", "dask", "test", "slurm")
                                            for s in extras[key]]:
         req = Requirement(spec)
         name = _norm(req.name)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import resource
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
@@ -30,8 +31,10 @@ from mabench import data, discovery, partition
 from mabench.bench import threads
 from mabench import memory
 from mabench.bench.progress import NULL, Progress
+from mabench.bench.strata import SERIAL, Spread, run_strata
+from mabench.bench.compiling import compile_notice
 from mabench.kernels.core.aggregate import aggregate
-from mabench.plugin import AGGREGATION, format_params, split_aggregation, split_output
+from mabench.plugin import AGGREGATION, call_run, format_params, split_aggregation, split_output
 from mabench.errors import UserError
 from mabench.metrics import EvalContext, applicable, evaluate, per_variable_context
 from mabench.metrics import warm as warm_metrics
@@ -173,13 +176,6 @@ def algorithm_input(algo, resolved: dict, values: np.ndarray, z: np.ndarray) -> 
     return z
 
 
-def call_run(algo, z, k: int, params: dict, rng, raw=None):
-    """``algo.run`` with the raw values passed to the plugins that ask for them (``uses_raw``)."""
-    if algo.uses_raw:
-        return algo.run(z, k, params, rng, raw=raw)
-    return algo.run(z, k, params, rng)
-
-
 def _warm_up(algo, k: int, d: int, params: dict, n: int = 0) -> None:
     """Compile the algorithm's kernels on a tiny problem of the same types, so that a cell's time
     never includes compiling. A method whose ``index=auto`` picks its kernel by size warms up the
@@ -229,11 +225,12 @@ def parse_ks(text: str) -> list[int]:
 
 def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, params: dict | None = None,
               metrics=("il",), metric_options: dict | None = None,
-              progress: Progress | None = None, load=None) -> Iterator[CellResult]:
+              progress: Progress | None = None, load=None, spread: Spread = SERIAL) -> Iterator[CellResult]:
     """Every k of one (algorithm, data set draw) in one process; cells are yielded as they finish.
 
     ``progress`` (mabench.bench.progress) reports the phases on stderr; default silent. ``load``: the
-    data loader (default ``data.load``; a batch shares one between its runs)."""
+    data loader (default ``data.load``; a batch shares one between its runs). ``spread``: where the
+    strata run (mabench.bench.strata)."""
     progress = progress or NULL
     algo = discovery.algorithm(algorithm)
     resolved = algo.resolve(params or {})
@@ -246,7 +243,7 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
     progress.start(f"loading {dataset}")
     ds = (load or data.load)(dataset, seed, aside=tuple(strata))  # a file's text strata columns are kept aside
     progress.end()
-    yield from run_dataset(algo, resolved, ds, ks, seed, metrics, metric_options, ds.aside or None, progress)
+    yield from run_dataset(algo, resolved, ds, ks, seed, metrics, metric_options, ds.aside or None, progress, spread)
 
 
 def compile_kernels(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0,
@@ -276,9 +273,11 @@ def compile_kernels(algorithm: str, dataset: str, ks: Iterable[int], seed: int =
 
 def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=("il",),
                 metric_options: dict | None = None, extra: dict | None = None,
-                progress: Progress | None = None) -> Iterator[CellResult]:
+                progress: Progress | None = None, spread: Spread = SERIAL, notice: bool = False) -> Iterator[CellResult]:
     """Every k of one algorithm on a loaded data set (``run_cells`` after loading; the Python API
-    calls it with a DataFrame's columns). ``extra``: non-variable columns strata/weights may name."""
+    calls it with a DataFrame's columns). ``extra``: non-variable columns strata/weights may name.
+    ``notice``: say on stderr when compiling takes a while (the API; the CLI shows its progress
+    instead, and its stderr stays empty on success)."""
     progress = progress or NULL
     own, agg = split_aggregation(resolved)
     source = ds
@@ -302,33 +301,37 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     x_in = algorithm_input(algo, own, ds.values, z)
     progress.start(f"compiling {algo.name}")
-    _warm_up(algo, min(ks), d, own, n)
-    warm_metrics(list(metrics), n, d, min(ks), options)
+    with compile_notice(f"{algo.name}'s kernels") if notice else nullcontext():
+        _warm_up(algo, min(ks), d, own, n)
+        warm_metrics(list(metrics), n, d, min(ks), options)
     progress.end()
     for k in ks:
-        cell = _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in, layout, progress)
+        cell = _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in, layout, progress, spread)
         cell.source = source
         yield cell
 
 
-def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int, seed: int, layout: Layout):
+def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int, seed: int, layout: Layout,
+               spread: Spread = SERIAL):
     """(labels, info) of the algorithm on the whole data, or on each stratum separately (labels offset
     so that groups of different strata never share a label; each stratum z-scored on its own, like
-    sdcMicro, which runs the method on each stratum's data)."""
+    sdcMicro, which runs the method on each stratum's data), the strata run where ``spread`` says
+    (mabench.bench.strata: the same labels)."""
     if layout.strata is None:
         return split_output(call_run(algo, x_in, k, own, rng_for(seed, f"algorithm:{algo.name}"), raw=raw))
     raw_scale = "scale" in algo.params and own.get("scale") == "raw"
     labels = np.empty(x_in.shape[0], dtype=np.int64)
+    rows_of = [np.flatnonzero(layout.strata == s) for s in range(len(layout.stratum_names))]
+    tasks = [(algo.name, own, np.ascontiguousarray(x_in[rows]) if raw_scale else zscore_within(x_in[rows]),
+              None if raw is None else np.ascontiguousarray(raw[rows]), k, seed, name)
+             for rows, name in zip(rows_of, layout.stratum_names) if rows.size >= 2 * k]
+    done = iter(run_strata(tasks, spread))
     infos, offset = {}, 0
-    for s, name in enumerate(layout.stratum_names):
-        rows = np.flatnonzero(layout.strata == s)
-        x_s = np.ascontiguousarray(x_in[rows]) if raw_scale else zscore_within(x_in[rows])
-        raw_s = None if raw is None else np.ascontiguousarray(raw[rows])
+    for rows, name in zip(rows_of, layout.stratum_names):
         if rows.size < 2 * k:  # one group; also spares a method a stratum it cannot split
             part, info = np.zeros(rows.size, dtype=np.int64), {}
         else:
-            rng = rng_for(seed, f"algorithm:{algo.name}|stratum:{name}")
-            part, info = split_output(call_run(algo, x_s, k, own, rng, raw=raw_s))
+            part, info = next(done)
         labels[rows] = part + offset
         offset += int(part.max()) + 1
         if info:
@@ -337,7 +340,7 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
 
 
 def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: Layout | None = None,
-          progress: Progress = NULL) -> CellResult:
+          progress: Progress = NULL, spread: Spread = SERIAL) -> CellResult:
     n, d = z.shape
     own, _ = split_aggregation(resolved)
     layout = layout or Layout()
@@ -346,7 +349,7 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
     n_threads = threads.adapt()
     progress.start(f"{algo.name} k={k} on {n} records")
     start, cpu_start = time.perf_counter(), time.process_time()
-    labels, info = _partition(algo, own, x_in, raw, k, seed, layout)
+    labels, info = _partition(algo, own, x_in, raw, k, seed, layout, spread)
     seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     progress.end()
     per_variable = labels.ndim == 2
@@ -362,7 +365,7 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
 
     def rerun(z_other: np.ndarray) -> np.ndarray:
         z_other = np.ascontiguousarray(z_other, dtype=np.float64)
-        return _partition(algo, own, z_other, None, k, seed, layout)[0]
+        return _partition(algo, own, z_other, None, k, seed, layout, spread)[0]
 
     published = None
     if not layout.plain_means and not per_variable:

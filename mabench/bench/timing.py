@@ -7,7 +7,9 @@ Snakemake jobs, the cells of ``results/results.parquet`` with the sum of their
 algorithm and metric CPU seconds (wall seconds for records older than the
 ``cpu_seconds`` field), and the share of the CPU time that went
 to anything else (process start-up, imports, JIT loading, scheduling, I/O,
-tables, figures). ``--append FILE`` adds the summary as a row of a tracked CSV
+tables, figures), and ``calibration_seconds``: the CPU time of a fixed piece of work
+(mabench.bench.calibration; the median of three runs before the command and three after), which
+tells a slow hour of the machine from a slow change. ``--append FILE`` adds the summary as a row of a tracked CSV
 (``docs/workflow-time.csv``), so a later change can see what it costs.
 
 Every ``mabench`` process of the run adds its command and CPU seconds to a log (``MABENCH_CPU_LOG``,
@@ -33,7 +35,7 @@ from pathlib import Path
 
 FIELDS = ["date", "git_commit", "config", "jobs", "cells", "wall_seconds", "cpu_seconds", "algorithm_seconds",
           "metric_seconds", "overhead_share", "machine", "data_seconds", "output_seconds", "startup_seconds",
-          "startup_share"]
+          "startup_share", "calibration_seconds"]
 STAGES = {"fetch": "data", "prepare": "data", "aggregate": "output", "tables": "output", "figures": "output",
           "report": "output", "best-known": "output", "compile": "startup", "batch": "batch"}
 _STEPS = re.compile(r"^(\d+) of (\d+) steps")
@@ -73,7 +75,8 @@ def stages(cpu_log: Path | None) -> dict[str, float]:
     return out
 
 
-def summary(results: Path, wall: float, cpu: float, jobs: int, config: str, cpu_log: Path | None = None) -> dict:
+def summary(results: Path, wall: float, cpu: float, jobs: int, config: str, cpu_log: Path | None = None,
+            calibration: float | None = None) -> dict:
     import pandas as pd
 
     from mabench.bench import provenance
@@ -106,6 +109,7 @@ def summary(results: Path, wall: float, cpu: float, jobs: int, config: str, cpu_
         "output_seconds": round(by_stage["output"], 1) if logged else None,
         "startup_seconds": round(startup, 1) if startup is not None else None,
         "startup_share": round(startup / cpu, 3) if startup is not None and cpu > 0 else None,
+        "calibration_seconds": round(calibration, 3) if calibration is not None else None,
     }
 
 
@@ -138,14 +142,19 @@ def main(argv=None) -> int:
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
     if not cmd:
         p.error("give the command to time after --")
+    import statistics
     import tempfile
 
+    from mabench.bench.calibration import calibration_times
+
+    times = calibration_times()
     with tempfile.TemporaryDirectory() as tmp:
         cpu_log = Path(tmp) / "cpu.jsonl"
         status, wall, cpu, jobs = run(cmd, cpu_log)
         if status != 0:
             return status
-        row = summary(Path(args.results), wall, cpu, jobs, args.config, cpu_log)
+        row = summary(Path(args.results), wall, cpu, jobs, args.config, cpu_log,
+                      calibration=statistics.median(times + calibration_times()))
     from mabench import io
 
     io.write_text(args.out, json.dumps(row, indent=1) + "\n")

@@ -16,7 +16,7 @@ from mabench.cli import catalog, cells, common, optimum, process, regression, re
 
 # in the order `mabench --help` lists them
 COMMANDS = [catalog.LIST, cells.RUN, cells.EVALUATE, catalog.FETCH, catalog.PREPARE, workflow.BATCH,
-            regression.COMPARE, workflow.COMPILE, regression.REGRESS, workflow.AGGREGATE, report.TABLES,
+            regression.COMPARE, workflow.COMPILE, workflow.WARMUP, regression.REGRESS, workflow.AGGREGATE, report.TABLES,
             report.FIGURES, report.REPORT, optimum.BEST_KNOWN, optimum.BOUND]
 
 

@@ -1,4 +1,4 @@
-"""Commands about what mabench knows: `list` (algorithms and data sets), `fetch` (a catalog data
+"""Commands about what mabench knows: `list` (algorithms, data sets and metrics), `fetch` (a catalog data
 set's upstream file) and `prepare` (data sets written as tidy Parquet)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from mabench.errors import UserError
 
 
 def _list_arguments(s) -> None:
-    s.add_argument("what", choices=["algorithms", "datasets"])
+    s.add_argument("what", choices=["algorithms", "datasets", "metrics"])
     s.add_argument("--long", action="store_true", help="algorithms: also how time and memory grow with n")
 
 
@@ -21,6 +21,10 @@ def cmd_list(args) -> None:
             print(f"{name}\t{algo.title}\t{params}\t{algo.citation}")
             if getattr(args, "long", False):
                 print(f"  time: {algo.time or 'not declared'}\n  memory: {algo.memory or 'not declared'}")
+    elif args.what == "metrics":
+        from mabench.metrics import listing
+
+        print("\n".join(listing()))
     else:
         from mabench.data import fetch
 
@@ -34,7 +38,7 @@ def cmd_list(args) -> None:
                 print(f"{name}\tgenerated\t{gens[name].title}\t{params}")
 
 
-LIST = Command("list", help="list algorithms or data sets",
+LIST = Command("list", help="list algorithms, data sets or metrics (with their options)",
               arguments=_list_arguments, body=cmd_list)
 
 

@@ -39,6 +39,12 @@ def _run_arguments(s) -> None:
     s.add_argument("--weights", metavar="COL", help="column of sampling weights (weighted group means or medians)")
     s.add_argument("--strata", metavar="COL,...", help="columns whose value combinations are microaggregated "
                    "separately (each must hold at least k records)")
+    s.add_argument("--jobs", type=int, default=1, metavar="N", help="with --strata: run N strata at once, each in "
+                   "a process of its own (the same result as one at a time)")
+    s.add_argument("--executor", default="processes", help="where the strata run: processes (this machine, "
+                   "--jobs of them) or dask (a Dask cluster, --scheduler; pip install 'mabench[dask]')")
+    s.add_argument("--scheduler", metavar="ADDRESS", help="with --executor dask: the scheduler's address, "
+                   "e.g. tcp://HOST:8786")
     s.add_argument("--progress", type=float, nargs="?", const=10.0, metavar="SECONDS",
                    help="plain progress lines on stderr: one per finished phase and a heartbeat every SECONDS "
                         "(default 10); without it a terminal shows a live status line once a run passes 3 s")
@@ -71,10 +77,13 @@ def cmd_run(args) -> None:
 
     if args.progress is not None and not args.progress > 0:
         raise UserError(f"--progress {args.progress} must be a positive number of seconds, e.g. --progress 10")
+    from mabench.bench.strata import Spread
+
+    spread = Spread(args.jobs, args.executor, args.scheduler)
     progress = Progress.for_cli(args.progress)
     try:
         results = list(run_cells(args.algorithm, args.dataset, ks, args.seed, _run_params(args), metrics,
-                                 parse_options(args.option), progress))
+                                 parse_options(args.option), progress, spread=spread))
     finally:
         progress.close()
     lines = [json_line(r.record) for r in results]  # one line per cell, printed once every file is written

@@ -1,4 +1,5 @@
 """The workflow's commands: `compile` (every kernel of a configuration, once, before the batches),
+`warmup` (the kernels of named methods, ahead of a first call),
 `batch` (one job's plan: algorithms x draws x k) and `aggregate` (the cells into one results table)."""
 
 from __future__ import annotations
@@ -129,6 +130,27 @@ def cmd_compile(args) -> None:
 COMPILE = Command("compile", help="(workflow) compile the kernels of every run of a configuration once, "
                     "before its batches start (Numba's on-disk cache)",
               arguments=_compile_arguments, body=cmd_compile, paths=_compile_paths)
+
+
+def _warmup_arguments(s) -> None:
+    s.add_argument("algorithm", nargs="*", help="methods to compile (default: mdav)")
+    s.add_argument("--all", action="store_true", help="every method (takes minutes on a fresh install)")
+    s.add_argument("--metrics", help="comma-separated metric names to compile too (default: il)")
+
+
+def cmd_warmup(args) -> None:
+    from mabench import discovery
+    from mabench.bench.warmup import warm
+    from mabench.metrics import parse_names
+
+    names = sorted(discovery.algorithms()) if args.all else (args.algorithm or ["mdav"])
+    start = cpu_seconds()
+    warmed = warm(names, parse_names(args.metrics))
+    PENDING.append(json_line({"warmed": warmed, "cpu_seconds": round(cpu_seconds() - start, 3)}))
+
+
+WARMUP = Command("warmup", help="compile the kernels of methods and metrics ahead of their first call (kept in "
+                 "Numba's cache: later calls start at once)", arguments=_warmup_arguments, body=cmd_warmup)
 
 
 def _aggregate_arguments(s) -> None:

@@ -13,10 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from mabench.errors import UserError
-from mabench.metrics.context import REGISTRY, EvalContext, Metric, column_means, metric, per_variable_context
+from mabench.metrics.context import (GROUPS, REGISTRY, EvalContext, Metric, column_means, metric,
+                                     per_variable_context)
 
-__all__ = ["REGISTRY", "EvalContext", "Metric", "column_means", "metric", "per_variable_context", "OPTIONS", "warm",
-           "applicable", "parse_names", "check_options", "evaluate"]
+__all__ = ["REGISTRY", "GROUPS", "EvalContext", "Metric", "column_means", "metric", "per_variable_context", "OPTIONS",
+           "warm", "applicable", "parse_names", "check_options", "evaluate", "listing"]
 
 
 # Every option a metric reads, with a one-line description (docs/metrics.md has the details).
@@ -34,7 +35,27 @@ OPTIONS: dict[str, str] = {
     "rld_sizes": "which subset sizes C of the key variables rld averages over",
     "si_x": "weight x of G_IL in SI = x*G_IL + (1-x)*G_DR",
     "sdid_p": "interval half-width factor p of sdcMicro's SDID (x' ± p*sd)",
+    "rmd_k": "interval factor k of sdcMicro's dRiskRMD (x ± k*rmd), default 0.01",
+    "rmd_k2": "nearest-other-record distance k2 of sdcMicro's dRiskRMD, default 0.05",
+    "rmd_seed": "seed of the MCD's random starts in rmd_* and robeigen, default 0",
+    "rl_distance": "distance of rl_rate: gower (sdcMicro's default) | euclidean | manhattan",
+    "rl_variables": "variables rl_rate links on: column names and/or 1-based positions (default all)",
+    "rl_weights": "one non-negative weight per rl_variables entry (default all 1)",
+    "rl_ids": "record ids of rl_rate's pairs: a list of n ids (default 1..n; a pair is correct iff ids equal)",
 }
+
+
+def listing() -> list[str]:
+    """One line per metric and per group name: name, when it is computed, its options, its description
+    (`mabench list metrics`)."""
+    lines = []
+    for name, m in sorted(REGISTRY.items()):
+        when = "when named" if m.opt_in else ("with key variables" if m.needs_key_variables else "default")
+        opts = ", ".join(f"{o} ({OPTIONS[o]})" for o in m.options) or "no options"
+        lines.append(f"{name}\t{when}\t{opts}\t{m.doc}")
+    for name, members in sorted(GROUPS.items()):
+        lines.append(f"{name}\tgroup\t{', '.join(members)}\tall of these")
+    return lines
 
 
 def warm(names, n: int, d: int, k: int, options: dict) -> None:
@@ -52,7 +73,7 @@ def warm(names, n: int, d: int, k: int, options: dict) -> None:
 def applicable(options: dict) -> list[str]:
     """Every registered metric that is defined for a data set with these options."""
     has_keys = any(key in options for key in ("key_variables", "key_variables_rule", "n_key_variables"))
-    return [name for name, m in REGISTRY.items() if has_keys or not m.needs_key_variables]
+    return [name for name, m in REGISTRY.items() if (has_keys or not m.needs_key_variables) and not m.opt_in]
 
 
 def parse_names(text: str | None, default=("il",)) -> list[str]:
@@ -62,10 +83,15 @@ def parse_names(text: str | None, default=("il",)) -> list[str]:
         names = [t.strip() for t in text.split(",") if t.strip()]
         if not names:
             raise UserError(f"--metrics {text!r} names no metric; give comma-separated names, e.g. --metrics il,g_il")
+    expanded = []
     for name in names:
-        if name not in REGISTRY:
-            raise UserError(f"unknown metric {name!r}; available: {', '.join(sorted(REGISTRY))}")
-    return names
+        if name in GROUPS:
+            expanded.extend(GROUPS[name])
+        elif name in REGISTRY:
+            expanded.append(name)
+        else:
+            raise UserError(f"unknown metric {name!r}; available: {', '.join(sorted([*REGISTRY, *GROUPS]))}")
+    return list(dict.fromkeys(expanded))
 
 
 def check_options(options: dict) -> None:
@@ -131,3 +157,12 @@ from mabench.metrics import utility  # noqa: E402,F401  (registers m1..m5, g_il)
 from mabench.metrics import disclosure  # noqa: E402,F401  (registers dld, rld, id)
 from mabench.metrics import score  # noqa: E402,F401  (registers g_dr, si)
 from mabench.metrics import sdcmicro  # noqa: E402,F401  (registers sdid, il1s)
+from mabench.metrics import sdcmicro_risk  # noqa: E402,F401  (registers rmd_risk1, rmd_risk2, rmd_wrisk1, rmd_wrisk2)
+from mabench.metrics import sdcmicro_utility  # noqa: E402,F401  (registers eigen, robeigen, il_correl, il_variables)
+from mabench.metrics import summary_micro  # noqa: E402,F401  (registers summary_micro_* and the group summary_micro)
+from mabench.metrics import record_linkage  # noqa: E402,F401  (registers rl_rate)
+
+# Every option a metric declares is one of OPTIONS (so `mabench list metrics` can describe it).
+for _m in REGISTRY.values():
+    if set(_m.options) - set(OPTIONS):
+        raise RuntimeError(f"metric {_m.name!r} reads undeclared options {sorted(set(_m.options) - set(OPTIONS))}")

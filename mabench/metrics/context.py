@@ -102,17 +102,24 @@ class Metric:
     needs_key_variables: bool = False  # only defined where the data set names key variables
     # warm(n, d, k, options): compile the metric's Numba kernels for data of that shape (see :func:`warm`)
     warm: Callable[[int, int, int, dict], None] | None = None
+    # Computed only when named (never in "every metric that applies"): sdcMicro's measures, some of
+    # them quadratic or cubic in n (dRiskRMD's distances, recordLinkage's assignment).
+    opt_in: bool = False
+    options: tuple[str, ...] = ()  # the options it reads (`mabench list metrics`; all in metrics.OPTIONS)
 
 
 REGISTRY: dict[str, Metric] = {}
+# Names that stand for several metrics (a measure sdcMicro reports as one list of numbers).
+GROUPS: dict[str, tuple[str, ...]] = {}
 
 
-def metric(name: str, doc: str = "", needs_key_variables: bool = False, warm=None):
+def metric(name: str, doc: str = "", needs_key_variables: bool = False, warm=None, opt_in: bool = False,
+           options: tuple[str, ...] = ()):
     def register(fn):
         if name in REGISTRY:
             raise RuntimeError(f"metric {name!r} registered twice")
         REGISTRY[name] = Metric(name, fn, doc or (fn.__doc__ or "").strip().splitlines()[0], needs_key_variables,
-                                warm)
+                                warm, opt_in, tuple(options))
         return fn
 
     return register

@@ -103,8 +103,13 @@ def dld_value(ctx: EvalContext) -> float:
     return cached(ctx, "dld", compute)
 
 
+# The options rld reads (g_dr and si read them through it).
+RLD_OPTIONS = ("key_variables", "key_variables_rule", "n_key_variables", "linkage_ties", "linkage_search", "rld_scale",
+               "rld_mode", "rld_sizes")
+
+
 @metric("dld", doc="DLD, % of masked records whose own original is their nearest or 2nd-nearest (z-scores)",
-        warm=warm_dld)
+        warm=warm_dld, options=("linkage_ties", "linkage_search", "dld_scale"))
 def dld(ctx: EvalContext) -> float:
     return dld_value(ctx)
 
@@ -263,7 +268,7 @@ def rld_value(ctx: EvalContext) -> float:
 
 
 @metric("rld", doc="RLD, thesis record linkage over key-variable subsets (z-scores) (%)", needs_key_variables=True,
-        warm=warm_rld)
+        warm=warm_rld, options=RLD_OPTIONS)
 def rld(ctx: EvalContext) -> float:
     return rld_value(ctx)
 
@@ -315,7 +320,7 @@ def id_value(ctx: EvalContext) -> float:
     return cached(ctx, "id", compute)
 
 
-@metric("id", doc="ID, thesis rank-interval disclosure over all variables, mean over P=1..10 % (%)")
+@metric("id", doc="ID, thesis rank-interval disclosure over all variables, mean over P=1..10 % (%)", options=("id_p",))
 def interval_disclosure(ctx: EvalContext) -> float:
     return id_value(ctx)
 

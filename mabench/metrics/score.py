@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from mabench.metrics.context import EvalContext, metric
 from mabench.metrics.common import number_option
-from mabench.metrics.disclosure import id_value, rld_value, warm_rld
+from mabench.metrics.disclosure import RLD_OPTIONS, id_value, rld_value, warm_rld
 from mabench.metrics.utility import g_il_value
 
 
@@ -20,13 +20,14 @@ def g_dr_value(ctx: EvalContext) -> float:
     return (rld_value(ctx) + id_value(ctx)) / 2.0
 
 
-@metric("g_dr", doc="G_DR = (RLD + ID)/2 (thesis Eq. 4.3) (%)", needs_key_variables=True, warm=warm_rld)
+@metric("g_dr", doc="G_DR = (RLD + ID)/2 (thesis Eq. 4.3) (%)", needs_key_variables=True, warm=warm_rld,
+        options=(*RLD_OPTIONS, "id_p"))
 def g_dr(ctx: EvalContext) -> float:
     return g_dr_value(ctx)
 
 
 @metric("si", doc="SI = x·G_IL + (1−x)·G_DR, x = option si_x (default 0.5) (thesis Eq. 4.4)",
-        needs_key_variables=True, warm=warm_rld)
+        needs_key_variables=True, warm=warm_rld, options=(*RLD_OPTIONS, "id_p", "si_x"))
 def si(ctx: EvalContext) -> float:
     x = number_option(ctx, "si_x", 0.5, 0.0, 1.0, example="0.5")
     return x * g_il_value(ctx) + (1.0 - x) * g_dr_value(ctx)

@@ -23,6 +23,9 @@ def test_summary_counts_jobs_and_the_share_beyond_the_cells(tmp_path):
     # the cells claim 1.0 s of algorithm + metric time; the rest of the CPU time is overhead
     assert abs(row["overhead_share"] - (1 - 1.0 / row["cpu_seconds"])) < 0.06
     assert pd.read_csv(tmp_path / "t.csv")["jobs"].tolist() == [7]
+    # the machine's speed beside the run: the calibration's CPU seconds (a value, not a verdict on it)
+    assert row["calibration_seconds"] > 0
+    assert pd.read_csv(tmp_path / "t.csv")["calibration_seconds"].tolist() == [row["calibration_seconds"]]
 
 
 def test_the_share_counts_the_cells_cpu_time_where_records_have_it(tmp_path):
@@ -90,3 +93,20 @@ def test_an_older_csv_header_is_rewritten_with_the_new_columns(tmp_path):
     assert frame["startup_share"].isna().tolist() == [True, False]
     timing.append({"date": "2026-01-03", "jobs": 5}, path)
     assert pd.read_csv(path)["jobs"].tolist() == [3, 4, 5]
+
+
+def test_the_calibration_is_a_fixed_farthest_record_chain():
+    """The calibration's work is fixed: its kernel follows the farthest-record chain a plain NumPy
+    loop follows (ties to the lowest id), on fixed data."""
+    import numpy as np
+
+    from mabench.bench.calibration import calibration_data, farthest_chain
+
+    X = calibration_data(rows=500)
+    assert np.array_equal(X, calibration_data(rows=500))
+    cur = 0
+    for rounds in range(1, 6):
+        cur = int(np.argmax(((X - X[cur]) ** 2).sum(axis=1)))
+        assert farthest_chain(X, rounds) == cur
+    X[[3, 7]] = X[1] + 100.0  # two equally farthest records: the lower id wins
+    assert farthest_chain(X, 1) == 3

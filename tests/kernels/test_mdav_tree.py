@@ -175,7 +175,8 @@ def test_k_nearest_query_equals_a_numpy_scan_with_ties():
 def test_auto_picks_by_size_and_dimension():
     assert not K.use_tree("auto", 1_000, 3)
     assert K.use_tree("auto", 1_000_000, 3) and K.use_tree("auto", 1_000_000, 10)
-    assert not K.use_tree("auto", 10_000, 10)
+    assert K.use_tree("auto", 10_000, 10) and not K.use_tree("auto", 9_999, 10)
+    assert K.use_tree("auto", 10_000, 12) and not K.use_tree("auto", 10_000, 13)
     assert not K.use_tree("auto", 1_000_000, 30)
     assert K.use_tree("tree", 10, 30) and not K.use_tree("scan", 10**6, 3)
     with pytest.raises(ValueError):

@@ -35,16 +35,15 @@ def weighted_mean(xs, ws):
 
 def weighted_median(xs, ws):
     """sdcMicro's weightedQuantile at p = 1/2: first sorted value whose cumulative weight share reaches
-    1/2; the mean of it and the next one when the share is exactly 1/2."""
+    1/2; the mean of it and the next one when the share is exactly 1/2 (sums exact, then rounded)."""
     order = sorted(range(len(xs)), key=lambda i: xs[i])  # stable, like R's order()
     x = [xs[i] for i in order]
     w = [ws[i] for i in order]
-    total = sum(w)
-    acc = 0.0
+    total = math.fsum(w)  # correctly rounded sums, as R's long-double cumsum()/sum() give them
     for i in range(len(x)):
-        acc += w[i]
-        if acc / total >= 0.5:
-            if acc / total == 0.5 and i + 1 < len(x):
+        share = math.fsum(w[:i + 1]) / total
+        if share >= 0.5:
+            if share == 0.5 and i + 1 < len(x):
                 return (x[i] + x[i + 1]) / 2
             return x[i]
     return x[-1]

@@ -8,6 +8,8 @@ R's own estimators, computed per group and per column:
 * ``median``: R's ``median`` (the middle value, or the mean of the two middle values); with weights,
   sdcMicro's ``weightedMedian``: sort the values, accumulate w/Σw and take the first value whose
   cumulative share reaches 1/2; if the share equals 1/2 exactly, the mean of it and the next value.
+  R sums in long double (``cumsum``, ``sum``); the sums here are compensated, so the share is the
+  quotient of the correctly rounded sums, as R's is whenever long double rounds them correctly.
 * ``trim``: R's ``mean(x, trim=t)``: drop ⌊n·t⌋ values at each end of the sorted group and average the
   rest; t ≥ 0.5 gives the median.
 * ``onestep``: clip each value to median ± (3/1.486)·MAD (MAD = 1.4826·median|x − median|, R's ``mad``),
@@ -52,6 +54,28 @@ def _sort_pairs(vals, wts, m):
             j -= 1
         vals[j + 1] = v
         wts[j + 1] = w
+
+
+@njit(cache=True)
+def _two_sum(a, b):
+    """a + b as (rounded sum, exact rounding error) (Knuth's TwoSum; no fastmath, so not reassociated)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+@njit(cache=True)
+def _exact_sum(buf, m):
+    """Σ buf[:m] compensated (TwoSum, then the errors added back): the correctly rounded sum of a few
+    weights, as R's long-double sum() and cumsum() give it; a plain double sum of (1/6, 1/3, 1/6, 1/6,
+    1/6) is 1 + 2^-52, which puts the cumulative share 1/2 at 0.49999999999999994 and picks the wrong
+    weighted median (docs/findings.md#weighted-median-share)."""
+    hi = 0.0
+    lo = 0.0
+    for t in range(m):
+        hi, err = _two_sum(hi, buf[t])
+        lo += err
+    return hi + lo
 
 
 @njit(cache=True)
@@ -113,17 +137,19 @@ def group_statistic(X, starts, members, measure, trim, weights, use_weights):
             elif measure == MEDIAN:
                 if use_weights:
                     _sort_pairs(vals, wts, m)
-                    total = 0.0
-                    for t in range(m):
-                        total += wts[t]
-                    acc = 0.0
+                    total = _exact_sum(wts, m)
+                    acc_hi = 0.0
+                    acc_lo = 0.0
+                    share = 0.0
                     pick = m - 1
                     for t in range(m):
-                        acc += wts[t]
-                        if acc / total >= 0.5:
+                        acc_hi, err = _two_sum(acc_hi, wts[t])
+                        acc_lo += err
+                        share = (acc_hi + acc_lo) / total
+                        if share >= 0.5:
                             pick = t
                             break
-                    if acc / total == 0.5 and pick + 1 < m:
+                    if share == 0.5 and pick + 1 < m:
                         out[g, j] = (vals[pick] + vals[pick + 1]) / 2.0
                     else:
                         out[g, j] = vals[pick]

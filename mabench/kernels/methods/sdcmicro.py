@@ -226,10 +226,11 @@ def sample_standardized(raw: np.ndarray | None, Z: np.ndarray) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- clustering
 
-CLUSTER_METHODS = ("clara", "pam", "kmeans")
+CLUSTER_METHODS = ("clara", "pam", "kmeans", "cmeans", "bclust", "gmm")
 # The parameters of the cluster-wise methods (influence, clustpca, clustpppca, clustmcdpca).
 NC = Param(8, "number of clusters (sdcMicro's nc)", min=1)
-CLUSTER = Param("clara", "clustering: clara (sdcMicro's default), pam or kmeans", CLUSTER_METHODS)
+CLUSTER = Param("clara", "clustering: clara (sdcMicro's default), pam, kmeans, cmeans (fuzzy c-means), bclust "
+                "(bagged clustering) or gmm (Gaussian mixture, Mclust-like)", CLUSTER_METHODS)
 
 
 def _pam(X: np.ndarray, nc: int, method: str) -> np.ndarray:
@@ -248,30 +249,6 @@ def _nearest_medoid(X: np.ndarray, medoids: np.ndarray) -> tuple[np.ndarray, flo
     return assign, float(np.sqrt(d2[np.arange(X.shape[0]), assign]).sum())
 
 
-def clara_medoids(X: np.ndarray, nc: int, rng: np.random.Generator, method: str,
-                  samples: int = 5) -> np.ndarray:
-    """CLARA (Kaufman & Rousseeuw 1990, ch. 3) as R's ``cluster::clara`` defaults it: ``samples`` = 5
-    subsamples of min(n, 40 + 2·nc) records, each after the first containing the best medoids so
-    far; PAM on each; the medoids of least total distance over all records win (earlier on ties)."""
-    n = X.shape[0]
-    size = min(n, 40 + 2 * nc)
-    best, best_cost = None, np.inf
-    for _ in range(samples):
-        if best is None:
-            pick = rng.choice(n, size, replace=False)
-        else:
-            others = np.setdiff1d(np.arange(n), best)
-            pick = np.concatenate([best, rng.choice(others, size - best.size, replace=False)])
-        pick = np.sort(pick)
-        medoids = pick[_pam(X[pick], nc, method)]
-        _, cost = _nearest_medoid(X, medoids)
-        if cost < best_cost:
-            best, best_cost = np.sort(medoids), cost
-        if size == n:
-            break
-    return best
-
-
 def clusters(X: np.ndarray, nc: int, how: str, rng: np.random.Generator, method: str):
     """(labels 0..nc'-1, centres (nc', d)) with clusters numbered as R's cluster::pam/clara number
     them: in order of their first record (cluster 1 holds record 1). Centres: medoids (PAM/CLARA)
@@ -282,10 +259,20 @@ def clusters(X: np.ndarray, nc: int, how: str, rng: np.random.Generator, method:
     # R's clara/pam need nc < n; so few records (a toy input) are clustered into n - 1 clusters.
     nc = max(1, min(nc, n - 1))
     X = np.ascontiguousarray(X, dtype=np.float64)
-    if how in ("clara", "pam"):
-        medoids = clara_medoids(X, nc, rng, method) if how == "clara" else np.sort(_pam(X, nc, method))
+    if how == "clara":  # R's clara with its own deterministic draws: sdcMicro's clusters exactly
+        from mabench.kernels.methods.clara_r import clara_r
+
+        medoids, raw = clara_r(X, nc)
+        centres_raw = X[medoids]
+    elif how == "pam":
+        medoids = np.sort(_pam(X, nc, method))
         raw, _ = _nearest_medoid(X, medoids)
         centres_raw = X[medoids]
+    elif how in ("cmeans", "bclust", "gmm"):
+        from mabench.kernels.methods.sdc_clusterings import BY_NAME
+
+        need("sklearn.cluster", method)
+        raw, centres_raw = BY_NAME[how](X, nc, rng)
     else:
         cluster_mod = need("sklearn.cluster", method)
         fit = cluster_mod.KMeans(n_clusters=nc, n_init=1, random_state=seed_from(rng)).fit(X)

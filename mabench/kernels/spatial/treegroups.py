@@ -275,9 +275,11 @@ INDEX_HELP = ("how the farthest and nearest records are found (never changes the
 # The smallest n at which the tree kernel beat the pass kernel, by dimension (MDAV and CBFS, k = 3,
 # standard normal data, medians of 3 in one run on the shared 2-core machine; docs/scaling.md):
 # d = 3: 1.2-1.3x at 5,000; d = 6: 1.9-2.7x at 20,000 (0.7-1.2x at 5,000); d = 8: 1.4-2.1x at 20,000;
-# d = 10: 0.85-1.14x at 10,000, 1.74-1.82x at 30,000 (2026-11-24). At d = 30 the tree is 2-3x slower:
-# above 12 dimensions the boxes stop pruning and the pass kernel is kept.
-TREE_FROM = ((3, 5_000), (8, 15_000), (12, 30_000))
+# d = 10: 0.85-1.14x at 10,000, 1.74-1.82x at 30,000 (2026-11-24). With the vectorized leaves
+# (2026-11-27, one thread as the workflow's batches run, CPU medians of 3, scan and tree alternating):
+# at 10,000 records d = 6: 2.1x, d = 8: 1.4-2.1x, d = 10: 1.35-1.8x, d = 12: 1.04-1.55x; at 20,000
+# 1.6-3.9x. At d = 30 the tree is about even: above 12 dimensions the pass kernel is kept.
+TREE_FROM = ((3, 5_000), (12, 10_000))
 
 
 def use_tree(index: str, n: int, d: int) -> bool:

@@ -1,0 +1,109 @@
+"""The clusterings sdcMicro's ``clustermethod`` names besides clara, pam and kmeans
+(docs/algorithms/sdcmicro.md#clustermethod): fuzzy c-means, bagged clustering and a Gaussian mixture.
+
+Each returns (labels 0..c-1 per record, centres (c, d)); :func:`mabench.kernels.methods.sdcmicro.clusters`
+renumbers the clusters by their first record, as it does for the others. Every random choice comes
+from the cell's generator.
+
+* ``cmeans``: fuzzy c-means (Bezdek 1981) as e1071's ``cmeans(x, nc)`` defaults it: fuzzifier m = 2,
+  Euclidean distances, initial centres ``nc`` distinct records drawn at random, at most 100 iterations,
+  stopping when the objective changes by less than 1e-8 relative; each record in the cluster of its
+  largest membership (the first on ties), centres the fuzzy centres. (sdcMicro's own cmeans branch
+  stops with an error: docs/findings.md#sdcmicro-clustermethod-cmeans-stops-mclust-is-not-there.)
+* ``bclust``: bagged clustering (Leisch 1999) as e1071's ``bclust(x, nc)`` defaults it: 10 bootstrap
+  samples, k-means with 20 centres on each (scikit-learn, one start each), average-linkage hierarchical
+  clustering of the 200 centres cut into ``nc`` clusters, each record in the cluster of its nearest
+  centre; centres the means of each cluster's base centres.
+* ``gmm``: a Gaussian mixture of ``nc`` full-covariance components by EM (scikit-learn's
+  ``GaussianMixture``, k-means initialisation, one start) on the z-scores, each record in its most
+  probable component, centres the component means in original units;
+  the model sdcMicro's help page calls Mclust, without Mclust's choice among covariance models by BIC.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mabench.errors import UserError
+
+FUZZIFIER = 2.0
+CMEANS_MAX_ITER = 100
+CMEANS_RELTOL = 1e-8
+BCLUST_ITER_BASE = 10
+BCLUST_BASE_CENTERS = 20
+
+
+def _seed(rng: np.random.Generator) -> int:
+    return int(rng.integers(0, 2**31 - 1))
+
+
+def _memberships(X: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Fuzzy memberships u_ic ∝ d_ic^(−2/(m−1)); a record on a centre belongs to it (shared equally
+    among coinciding centres)."""
+    d2 = ((X[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+    exact = d2 == 0.0
+    on = exact.any(axis=1)
+    u = np.empty_like(d2)
+    u[on] = exact[on] / exact[on].sum(axis=1, keepdims=True)
+    inv = d2[~on] ** (-1.0 / (FUZZIFIER - 1.0))
+    u[~on] = inv / inv.sum(axis=1, keepdims=True)
+    return u
+
+
+def cmeans(X: np.ndarray, nc: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    n = X.shape[0]
+    centres = X[rng.choice(n, nc, replace=False)].copy()
+    previous = np.inf
+    for _ in range(CMEANS_MAX_ITER):
+        u = _memberships(X, centres)
+        um = u ** FUZZIFIER
+        centres = (um.T @ X) / um.sum(axis=0)[:, None]
+        objective = float((um * ((X[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)).sum())
+        if abs(previous - objective) <= CMEANS_RELTOL * (abs(objective) + CMEANS_RELTOL):
+            break
+        previous = objective
+    labels = np.argmax(_memberships(X, centres), axis=1)
+    return labels.astype(np.int64), centres
+
+
+def bclust(X: np.ndarray, nc: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    import warnings
+
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from sklearn.cluster import KMeans
+
+    n = X.shape[0]
+    base = []
+    for _ in range(BCLUST_ITER_BASE):
+        sample = X[rng.integers(0, n, n)]
+        centres = min(BCLUST_BASE_CENTERS, len(np.unique(sample, axis=0)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a bootstrap sample with few distinct rows
+            base.append(KMeans(n_clusters=centres, n_init=1, random_state=_seed(rng)).fit(sample).cluster_centers_)
+    allcentres = np.vstack(base)
+    tree = linkage(allcentres, method="average", metric="euclidean")
+    of_centre = fcluster(tree, t=min(nc, len(allcentres)), criterion="maxclust") - 1
+    nearest = np.argmin(((X[:, None, :] - allcentres[None, :, :]) ** 2).sum(axis=2), axis=1)
+    labels = of_centre[nearest].astype(np.int64)
+    centres = np.vstack([allcentres[of_centre == c].mean(axis=0) for c in range(int(of_centre.max()) + 1)])
+    return labels, centres
+
+
+def gmm(X: np.ndarray, nc: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    from sklearn.mixture import GaussianMixture
+
+    # Fitted on z-scores: a full-covariance mixture is affine-equivariant, and scikit-learn's
+    # covariance regularisation (1e-6 on the diagonal) is then the same for every variable's units.
+    mean, sd = X.mean(axis=0), X.std(axis=0)
+    sd = np.where(sd > 0, sd, 1.0)
+    z = (X - mean) / sd
+    try:
+        fit = GaussianMixture(n_components=nc, covariance_type="full", random_state=_seed(rng)).fit(z)
+    except ValueError:
+        raise UserError(f"clustermethod=gmm: a component of the {nc}-component Gaussian mixture collapsed on these "
+                        "data (too few distinct records per component); use fewer clusters (nc) or another "
+                        "clustermethod") from None
+    return fit.predict(z).astype(np.int64), fit.means_ * sd + mean
+
+
+BY_NAME = {"cmeans": cmeans, "bclust": bclust, "gmm": gmm}

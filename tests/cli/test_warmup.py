@@ -1,0 +1,63 @@
+"""`mabench warmup` and the notice a first call prints while it compiles (mabench.bench.warmup)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+from numba import njit
+
+from support import assert_user_error, run_cli
+
+
+def test_the_notice_is_one_line_when_numba_compiles_past_the_threshold():
+    from mabench.bench.compiling import compile_notice
+
+    @njit(cache=False)
+    def fresh(x):  # a new function: compiled, never loaded from a cache
+        return x.sum() * 2.0
+
+    out = io.StringIO()
+    with compile_notice("the test's kernels", after=0.0, stream=out):
+        fresh(np.ones(3))
+        import time
+        time.sleep(0.3)  # the watcher looks every 0.1 s
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mabench: compiling the test's kernels") and "mabench warmup" in lines[0]
+
+
+def test_no_notice_without_compiling_or_before_the_threshold():
+    from mabench.bench.compiling import compile_notice
+
+    @njit(cache=False)
+    def fresh(x):
+        return x.sum() + 1.0
+
+    fresh(np.ones(3))  # compiled here, outside the block
+    out = io.StringIO()
+    with compile_notice("x", after=0.0, stream=out):
+        fresh(np.ones(4))
+        import time
+        time.sleep(0.3)
+    assert out.getvalue() == ""
+
+    @njit(cache=False)
+    def other(x):
+        return x.sum() - 1.0
+
+    with compile_notice("x", after=3600.0, stream=out):  # compiles, but not for long enough
+        other(np.ones(3))
+    assert out.getvalue() == ""
+
+
+def test_warmup_compiles_every_index_path_of_a_method_and_prints_one_json_line():
+    proc = run_cli("warmup", "mdav", "cbfs", "--metrics", "il")
+    assert proc.returncode == 0, proc.stderr
+    line = json.loads(proc.stdout)
+    assert line["warmed"] == ["mdav[index=scan]", "mdav[index=tree]", "cbfs[index=scan]", "cbfs[index=tree]"]
+    assert proc.stderr == ""
+
+
+def test_warmup_of_an_unknown_method_is_an_input_error():
+    assert_user_error(run_cli("warmup", "nosuchmethod"), "nosuchmethod")
