@@ -54,7 +54,7 @@ rule all:
         REPORT_PAGES,
         BATCH_DONE.values(),
         PLAN.data_files,
-        cells_to_redo,  # deletes damaged intermediates first, so they are redone
+        cells_to_redo,  # missing or damaged cells of finished batches (workflow/rules/common.smk)
     default_target: True
     localrule: True
 

@@ -89,7 +89,7 @@ def iamat_labels(Z, k, recompute_mu):
                 break
             # the next member: largest interaction = smallest summed squared distance to the members
             i = K.kd_nearest_to_group(T, members, size, KS)
-            r = T[1][i] if i >= 0 else -1
+            r = T.rec[i] if i >= 0 else -1
         left_n -= size
         g += 1
     if left_n > 0:

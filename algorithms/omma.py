@@ -65,6 +65,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
+from mabench.kernels.methods import swap
 from mabench.plugin import Algorithm, Param, linear_bytes
 from mabench.errors import UserError
 
@@ -78,7 +79,7 @@ def learn(Z, members, grp, pos, ptr, partner, M, strict, max_cycles):
     h, k = members.shape
     sums = np.empty((h, d))
     buf = np.empty(d + k)
-    eps = K.SWAP_EPS
+    eps = swap.EPS
     depth = np.full(n, M - 1, dtype=np.int64)  # 0 = most internal, M-1 = boundary
     bound = M - 1
     sst = 0.0

@@ -1,16 +1,25 @@
-"""Checks of a workflow configuration that must fail `snakemake -n` with one line, before any job.
+"""A workflow configuration, loaded and checked in one place.
 
-The workflow (workflow/rules/common.smk) calls :func:`check_config` on the configuration as
-loaded, before Snakemake's own schema validation (whose error is the whole schema). What is checked
-here: duplicate keys in the YAML files (YAML keeps the last one silently), the schema (one line
-naming the offending key), every plugin parameter against its declared range, column selections
-of catalog data sets, univariate methods on multivariate data, and the cost of generated data
-(n·d·8 bytes) — the rest (k against n, ids) stays in common.smk.
+The one source of its defaults is the packaged schema (``config.schema.yaml`` beside this module):
+:func:`with_defaults` fills every default it declares, nested ones included (as Snakemake's
+``validate(..., set_default=True)`` would). :func:`load` reads a file for the commands
+(``mabench compile``, ``regress``); :func:`prepare` is what the workflow (workflow/rules/common.smk)
+calls on Snakemake's configuration. Both run :func:`check_config`, whose problems fail
+`snakemake -n` with one line, before any job: duplicate keys in the YAML files (YAML keeps the last
+one silently), the schema (one line naming the offending key), every plugin parameter against its
+declared range, column selections of catalog data sets, univariate methods on multivariate data,
+and the cost of generated data (n·d·8 bytes); the plan (:func:`mabench.bench.plan.build`) checks
+what needs the plugins and the data (k against n, ids).
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import os
+from pathlib import Path
+
+import yaml
 
 from mabench.errors import UserError
 
@@ -45,8 +54,6 @@ MAX_DRAW_BYTES = 2 * 1024**3
 
 
 def _no_duplicate_keys(path: str) -> None:
-    import yaml
-
     class Strict(yaml.SafeLoader):
         pass
 
@@ -74,9 +81,44 @@ def _no_duplicate_keys(path: str) -> None:
                         "only the last one, so remove or rename one")
 
 
+SCHEMA_FILE = Path(__file__).with_name("config.schema.yaml")
+
+
+@functools.cache
+def schema() -> dict:
+    """The configuration's JSON schema (keys, ranges, defaults and descriptions of every key)."""
+    return yaml.safe_load(SCHEMA_FILE.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _filling_validator():
+    """The schema's validator that also fills every default it meets (``properties`` of nested
+    objects included), the way Snakemake's ``validate(set_default=True)`` does."""
+    import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    properties = base.VALIDATORS["properties"]
+
+    def fill(validator, props, instance, sub):
+        if isinstance(instance, dict):
+            for name, spec in props.items():
+                if "default" in spec:
+                    instance.setdefault(name, copy.deepcopy(spec["default"]))
+        yield from properties(validator, props, instance, sub)
+
+    return jsonschema.validators.extend(base, {"properties": fill})(schema())
+
+
+def with_defaults(config: dict) -> dict:
+    """A copy of a configuration with every default of the schema filled in (nothing else checked)."""
+    out = copy.deepcopy(config)
+    for _ in _filling_validator().iter_errors(out):
+        pass  # the checks are check_config's; here only the filling matters
+    return out
+
+
 def _schema(cfg: dict, schema_path: str) -> None:
     import jsonschema
-    import yaml
 
     with open(schema_path, encoding="utf-8") as fh:
         schema = yaml.safe_load(fh)
@@ -164,3 +206,74 @@ def check_config(cfg: dict, files=(), schema_path: str | None = None) -> None:
     if problems:
         more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
         raise UserError(f"invalid workflow configuration: {problems[0]}{more}")
+
+
+def prepare(config: dict, files=()) -> None:
+    """The workflow's configuration as Snakemake loaded it (``files``: its config files), in place:
+    ``extends`` resolved (a file beside the last one), checked, every schema default filled in."""
+    if config.get("extends") and files:
+        merged = resolve_extends(dict(config), Path(os.path.abspath(files[-1])).parent)
+        config.clear()
+        config.update(merged)
+    check_config(config, files, str(SCHEMA_FILE))
+    filled = with_defaults(config)
+    config.clear()
+    config.update(filled)
+
+
+def _read_yaml(path: Path, what: str, fix: str):
+    try:
+        return yaml.safe_load(read_config_text(path, what))
+    except FileNotFoundError:
+        raise UserError(f"{what} {str(path)!r} does not exist; {fix}") from None
+    except (yaml.YAMLError, UnicodeDecodeError, IsADirectoryError):
+        raise UserError(f"{what} {str(path)!r} is not valid YAML") from None
+
+
+def resolve_extends(config: dict, folder: Path) -> dict:
+    """A configuration with ``extends: BASE.yaml`` (a file in ``folder``) is that base with this
+    file's keys laid over it: entries of ``algorithms`` and ``datasets`` are added or replaced by id,
+    every other key replaced. So a configuration that runs more (``config/full.yaml``) names only what
+    it adds to the default instead of copying it."""
+    name = config.get("extends")
+    if not name:
+        return config
+    path = Path(folder) / str(name)
+    base = _read_yaml(path, "extends:", "name a configuration file beside this one")
+    if not isinstance(base, dict):
+        raise UserError(f"extends: {str(path)!r} is not a mapping of configuration keys")
+    if base.get("extends"):
+        raise UserError(f"extends: {str(path)!r} extends another file in turn; extend the base configuration directly")
+    merged = dict(base)
+    for key, value in config.items():
+        if key == "extends":
+            continue
+        if key in ("algorithms", "datasets") and isinstance(value, dict):
+            merged[key] = {**(base.get(key) or {}), **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+def load(path: str | Path | None = None) -> dict:
+    """A configuration file (default: the bundled ``config.yaml``) read, checked and with every schema
+    default filled in: the same configuration the workflow builds its plan from."""
+    from mabench import resources
+
+    path = Path(path) if path else resources.config_path("config.yaml")
+    config = _read_yaml(path, "config", "give --config FILE")
+    if not isinstance(config, dict):
+        raise UserError(f"config {str(path)!r} is not a workflow configuration (not a mapping of configuration keys); "
+                        "see config/config.yaml")
+    config = resolve_extends(config, path.parent)
+    if not isinstance(config.get("algorithms"), dict) or not isinstance(config.get("datasets"), dict):
+        raise UserError(f"config {str(path)!r} is not a workflow configuration: it needs the mappings `algorithms` "
+                        "and `datasets` (see config/config.yaml)")
+    for ds_id, entry in config["datasets"].items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("spec"), str):
+            raise UserError(f"config {str(path)!r}: datasets.{ds_id} needs a `spec` (e.g. spec: tarragona)")
+    for algo_id, entry in config["algorithms"].items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("algorithm"), str):
+            raise UserError(f"config {str(path)!r}: algorithms.{algo_id} needs an `algorithm` (e.g. algorithm: mdav)")
+    check_config(config, [path], str(SCHEMA_FILE))
+    return with_defaults(config)

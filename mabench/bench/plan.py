@@ -26,11 +26,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
-import yaml
-
-from mabench import data, discovery, resources
+from mabench import data, discovery
 from mabench.data import fetch
 from mabench.data.seeds import cell_seeds
 from mabench.errors import UserError
@@ -275,92 +272,21 @@ class Plan:
 
 
 # ---------------------------------------------------------------------- building
-def schema_path() -> Path:
-    """The workflow's configuration schema (packaged with mabench.bench)."""
-    return Path(__file__).with_name("config.schema.yaml")
-
-
-def _read_yaml(path: Path, what: str, fix: str):
-    from mabench.bench.config import read_config_text
-
-    try:
-        return yaml.safe_load(read_config_text(path, what))
-    except FileNotFoundError:
-        raise UserError(f"{what} {str(path)!r} does not exist; {fix}") from None
-    except (yaml.YAMLError, UnicodeDecodeError, IsADirectoryError):
-        raise UserError(f"{what} {str(path)!r} is not valid YAML") from None
-
-
-def resolve_extends(config: dict, folder: Path) -> dict:
-    """A configuration with ``extends: BASE.yaml`` (a file in ``folder``) is that base with this
-    file's keys laid over it: entries of ``algorithms`` and ``datasets`` are added or replaced by id,
-    every other key replaced. So a configuration that runs more (``config/full.yaml``) names only what
-    it adds to the default instead of copying it."""
-    name = config.get("extends")
-    if not name:
-        return config
-    path = Path(folder) / str(name)
-    base = _read_yaml(path, "extends:", "name a configuration file beside this one")
-    if not isinstance(base, dict):
-        raise UserError(f"extends: {str(path)!r} is not a mapping of configuration keys")
-    if base.get("extends"):
-        raise UserError(f"extends: {str(path)!r} extends another file in turn; extend the base configuration directly")
-    merged = dict(base)
-    for key, value in config.items():
-        if key == "extends":
-            continue
-        if key in ("algorithms", "datasets") and isinstance(value, dict):
-            merged[key] = {**(base.get(key) or {}), **value}
-        else:
-            merged[key] = value
-    return merged
-
-
-def load_config(path: str | Path | None = None) -> dict:
-    """A configuration file read and validated against the workflow's schema, defaults filled in
-    (what Snakemake's ``validate`` does), for commands that build a plan outside Snakemake."""
-    path = Path(path) if path else resources.config_path("config.yaml")
-    config = _read_yaml(path, "config", "give --config FILE")
-    if not isinstance(config, dict):
-        raise UserError(f"config {str(path)!r} is not a workflow configuration (not a mapping of configuration keys); "
-                        "see config/config.yaml")
-    config = resolve_extends(config, path.parent)
-    if not isinstance(config.get("algorithms"), dict) or not isinstance(config.get("datasets"), dict):
-        raise UserError(f"config {str(path)!r} is not a workflow configuration: it needs the mappings `algorithms` "
-                        "and `datasets` (see config/config.yaml)")
-    for ds_id, entry in config["datasets"].items():
-        if not isinstance(entry, dict) or not isinstance(entry.get("spec"), str):
-            raise UserError(f"config {str(path)!r}: datasets.{ds_id} needs a `spec` (e.g. spec: tarragona)")
-    for algo_id, entry in config["algorithms"].items():
-        if not isinstance(entry, dict) or not isinstance(entry.get("algorithm"), str):
-            raise UserError(f"config {str(path)!r}: algorithms.{algo_id} needs an `algorithm` (e.g. algorithm: mdav)")
-    from mabench.bench.config import check_config
-
-    schema_file = schema_path()
-    check_config(config, [path], str(schema_file) if schema_file.exists() else None)
-    if schema_file.exists():
-        for key, spec in yaml.safe_load(schema_file.read_text()).get("properties", {}).items():
-            if "default" in spec and key not in config:
-                config[key] = spec["default"]
-    config.setdefault("k", [3, 4, 5, 10])
-    config.setdefault("metrics", ["il"])
-    config.setdefault("root_seed", 0)
-    config.setdefault("algorithms_per_job", 8)
-    config.setdefault("algorithm_seeds", 5)
-    return config
-
-
 def build(config: dict) -> Plan:
-    """The plan of a configuration (schema defaults already filled in); every problem the schema
-    cannot see is collected and raised as one UserError."""
+    """The plan of a configuration (the schema's defaults filled in for what it leaves out:
+    :func:`mabench.bench.config.with_defaults`); every problem the schema cannot see is collected and
+    raised as one UserError."""
+    from mabench.bench.config import with_defaults
     from mabench.metrics import parse_names
+
+    config = with_defaults(config)
 
     problems: list[str] = []
     catalog = fetch.catalog()
     generators = discovery.generators()
-    root_seed = config.get("root_seed", 0)
-    default_k = list(config.get("k", [3, 4, 5, 10]))
-    default_metrics = list(config.get("metrics", ["il"]))
+    root_seed = config["root_seed"]
+    default_k = list(config["k"])
+    default_metrics = list(config["metrics"])
     algo_cfg = config.get("algorithms") or {}
 
     params_of: dict[str, dict[str, str]] = {}
@@ -392,7 +318,7 @@ def build(config: dict) -> Plan:
             continue
         # A randomized method runs several seeds on fixed data too (its own draws); on generated data
         # each draw's seed also seeds the algorithm.
-        seeds = [0] if deterministic else cell_seeds(root_seed, entry.get("seeds", config.get("algorithm_seeds", 5)))
+        seeds = [0] if deterministic else cell_seeds(root_seed, entry.get("seeds", config["algorithm_seeds"]))
         only = entry.get("k")
         algorithms[algo_id] = AlgorithmEntry(algo_id, entry["algorithm"], params_of[algo_id],
                                              list(only) if only is not None else None, seeds)
@@ -400,7 +326,7 @@ def build(config: dict) -> Plan:
         raise ConfigError(problems)
 
     plan = Plan(config, datasets, algorithms)
-    plan.jobs.extend(_jobs(plan, int(config.get("algorithms_per_job", 8)), int(config.get("records_per_job", 0))))
+    plan.jobs.extend(_jobs(plan, int(config["algorithms_per_job"]), int(config["records_per_job"])))
     return plan
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mabench.bench import plan
+from mabench.bench import config, plan
 from mabench.bench.runner import run_cells
 from mabench.errors import UserError
 
@@ -37,7 +37,7 @@ def run(config_path=None, only: str | None = None, cache_dir: str | None = None)
     rows = []
     wanted = {a.strip() for a in only.split(",")} if only else None
     digests: dict[str, str] = {}
-    for ds_id, spec, algo_id, algorithm, params, ks in plan.build(plan.load_config(config_path)).regression_batches(wanted):
+    for ds_id, spec, algo_id, algorithm, params, ks in plan.build(config.load(config_path)).regression_batches(wanted):
         for k in ks:
             key = None
             if cache_dir:

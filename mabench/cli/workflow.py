@@ -112,11 +112,11 @@ def _compile_paths(args) -> tuple[list, list]:
 
 def cmd_compile(args) -> None:
     from mabench import io
-    from mabench.bench import batch, plan
+    from mabench.bench import batch, config, plan
 
     if args.jobs < 1:
         raise UserError(f"--jobs {args.jobs}: give at least 1 process")
-    built = plan.build(plan.load_config(args.config))
+    built = plan.build(config.load(args.config))
     start = cpu_seconds()
     if args.plans_out:  # first: the batches need it even when a kernel fails to compile
         io.write_text(args.plans_out, built.plans_text())

@@ -1,28 +1,24 @@
-"""Shared Numba kernels, one module per primitive.
+"""Shared Numba kernels, grouped by role (docs/architecture.md), one module per primitive.
 
-* :mod:`.buffer` — the work buffer of remaining records (compaction, running centroid sums, scratch);
-* :mod:`.distances` — distance passes and the farthest remaining record;
-* :mod:`.nearest` — a record with its k−1 nearest remaining records;
-* :mod:`.select` — the m nearest among the alive slots, moving one record into a growing group;
-* :mod:`.groups` — centroids, SSE, leftovers to the nearest group;
-* :mod:`.mdav` — the MDAV family's main loop (a pass kernel and a k-d tree kernel, same partition);
-* :mod:`.cbfs` — CBFS's main loop (the same two kernels);
-* :mod:`.treegroups` — the farthest record (shell order) and a seed's k−1 nearest (k-d tree) with the
-  pass kernels' arithmetic, for the tree kernels;
-* :mod:`.hm` — the Hansen–Mukherjee shortest path over an ordering (prefix sums, O(n·k·d));
-* :mod:`.mst` — Prim's minimum spanning tree and nearest-point-next ordering (O(n²·d), O(n) keys).
-* :mod:`.localsearch` — group state of a partition, exact move/swap costs, move/swap descent, perturbation;
-* :mod:`.icsm` — ICSM's SimpleHeuristic, Tour, Tour2Assignment (cyclic HM) and ComplexHeuristic.
-* :mod:`.farpair` — the most distant remaining pair, kept exact lazily (MD, DBFS);
-* :mod:`.tfrp` — groups around the records farthest from two fixed reference points (TFRP-1);
-* :mod:`.density` — k-neighbourhood density and the densest-first grouping (DBA-1);
-* :mod:`.refine` — dissolve-and-reassign refinement (DBA's second phase: DBA-2, MDAV-2, TFRP-2);
-* :mod:`.pairs` — the compact (CSR) list of record pairs closer than a threshold (OMMA's similarity list);
-* :mod:`.swap` — fixed-size groups under one-for-one swaps with O(d) SSE deltas (OMMA's migrations);
-* :mod:`.kdtree` — a static k-d tree with deletions: the remaining record of smallest summed squared
-  distance to a group (IAMAT's growth step) and the k nearest to a point (the tree kernels of the
-  MDAV family and CBFS), exact and sub-linear per query.
-* :mod:`.ward` — Ward merging under a minimum group size (the k-Ward family: kW, kWD, kWR).
+* ``core/`` — :mod:`~.core.buffer` (the work buffer of remaining records: compaction, running
+  centroid sums, scratch), :mod:`~.core.distances` (distance passes, the farthest remaining record),
+  :mod:`~.core.nearest` (a record with its k−1 nearest remaining records), :mod:`~.core.select` (the
+  m nearest among the alive slots), :mod:`~.core.groups` (centroids, SSE, leftovers to the nearest
+  group), :mod:`~.core.aggregate` (the value a group publishes), :mod:`~.core.counter` (progress);
+* ``spatial/`` — :mod:`~.spatial.kdtree` (a static k-d tree with deletions, :class:`KDTree`),
+  :mod:`~.spatial.treegroups` (the MDAV family's and CBFS's group steps answered by the tree),
+  :mod:`~.spatial.knn_tree` (nearest two of many query points), :mod:`~.spatial.farpair` (the most
+  distant remaining pair), :mod:`~.spatial.pairs` (record pairs closer than a threshold),
+  :mod:`~.spatial.mst` (Prim's minimum spanning tree, nearest-point-next);
+* ``methods/`` — one main loop per family: :mod:`~.methods.mdav`, :mod:`~.methods.cbfs`,
+  :mod:`~.methods.density` (DBA-1), :mod:`~.methods.tfrp`, :mod:`~.methods.hm` (Hansen–Mukherjee),
+  :mod:`~.methods.ward` and :mod:`~.methods.kward` (the k-Ward family), :mod:`~.methods.refine`
+  (dissolve-and-reassign), :mod:`~.methods.swap` (OMMA's migrations), :mod:`~.methods.sdcmicro`;
+* ``improve/`` — :mod:`~.improve.localsearch` (group state, exact move/swap costs, descent,
+  perturbation), :mod:`~.improve.icsm` (ICSM's steps), :mod:`~.improve.lns` (exact re-partition of
+  a region), :mod:`~.improve.search` (the drivers the ``icsm``, ``ls`` and ``lns`` plugins call);
+* ``lowerbound/`` — :mod:`~.lowerbound.bounds` (pair and cover bounds), :mod:`~.lowerbound.colgen`
+  (column generation for the LP bound).
 
 Algorithm plugins import what they need from here (``from mabench import kernels as K``).
 
@@ -67,14 +63,12 @@ from mabench.kernels.improve.localsearch import (EPS, apply_move, best_change, d
                           nearest_groups, perturb, r1, r2, r3, swap_cost, total_sse)
 from mabench.kernels.improve.icsm import (complex_heuristic, grow_update, group_scores, group_scores_fast, simple_heuristic, slide_update, tour,  # noqa: E402
                    tour2assignment, window_costs)
-from mabench.kernels.improve.localsearch import apply_swap as ls_apply_swap  # noqa: E402  (.swap's apply_swap is OMMA's)
 from mabench.kernels.spatial.farpair import far_partners, far_refresh, most_distant_pair  # noqa: E402
 from mabench.kernels.methods.tfrp import reference_points, two_reference_labels  # noqa: E402
 from mabench.kernels.methods.density import density_labels, knn_spread  # noqa: E402
 from mabench.kernels.methods.refine import dissolve_reassign  # noqa: E402
-from mabench.kernels.spatial.kdtree import kd_build, kd_delete, kd_nearest_k, kd_nearest_to_group, kd_remaining, kd_scratch  # noqa: E402
+from mabench.kernels.spatial.kdtree import KDTree, kd_build, kd_delete, kd_nearest_k, kd_nearest_to_group, kd_remaining, kd_scratch  # noqa: E402
 from mabench.kernels.spatial.pairs import count_close_pairs, distance_range, fill_close_pairs  # noqa: E402
-from mabench.kernels.methods.swap import EPS as SWAP_EPS  # noqa: E402
 from mabench.kernels.methods.swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
 from mabench.kernels.methods.ward import kward_sorted, kwr_sorted, ward_increase, ward_merge, ward_merge_diagonal  # noqa: E402
 from mabench.kernels.core.select import add_member, nearest_slots  # noqa: E402
@@ -88,14 +82,14 @@ __all__ = [
     "kd_nearest_k",
     "SEQ_CHAIN", "SEQ_CREATION", "SEQ_ENDS", "hm_labels", "path_labels", "prefix_sums", "segment_sse", "sequence_of_groups", "shortest_path",
     "farthest_from_centroid", "farthest_from_record", "npn_order", "prim_mst",
-    "EPS", "apply_move", "ls_apply_swap", "best_change", "dissolve", "group_state", "move_swap_descent", "nearest_groups", "perturb",
+    "EPS", "apply_move", "best_change", "dissolve", "group_state", "move_swap_descent", "nearest_groups", "perturb",
     "r1", "r2", "r3", "swap_cost", "total_sse",
     "complex_heuristic", "grow_update", "group_scores", "group_scores_fast", "simple_heuristic", "slide_update", "tour", "tour2assignment",
     "window_costs",
     "far_partners", "far_refresh", "most_distant_pair", "reference_points", "two_reference_labels",
     "density_labels", "knn_spread", "dissolve_reassign",
-    "argmin_alive", "kd_build", "kd_delete", "kd_nearest_to_group", "kd_remaining", "kd_scratch",
+    "argmin_alive", "KDTree", "kd_build", "kd_delete", "kd_nearest_to_group", "kd_remaining", "kd_scratch",
     "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
-    "SWAP_EPS", "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
+    "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
     "kward_sorted", "kwr_sorted", "ward_increase", "ward_merge", "ward_merge_diagonal",
 ]

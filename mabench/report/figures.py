@@ -7,7 +7,10 @@ plotting code:
   one row per published number with its reproduced value and verdict;
 * ``results`` — the workflow's tidy results table (one row per cell).
 
-Figure kinds (each function returns a matplotlib Figure, or None when there is nothing to draw):
+What a figure shows is computed in :mod:`mabench.report.figure_data` (labels, x variable, series,
+baselines, ratios); :mod:`mabench.report.plotting` holds the drawing primitives (grids, series,
+legends, labels, files with fixed metadata). Figure kinds (each function returns a matplotlib
+Figure, or None when there is nothing to draw):
 
 * :func:`table_figure` — one per source table. When the table varies k, one panel per data set and
   metric with the metric against k (integer ticks), plus a row of "% difference to MDAV" panels when
@@ -24,18 +27,13 @@ shifted a little along a categorical k axis. Labels are placed greedily where th
 
 from __future__ import annotations
 
-import math
-import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from mabench import io
+from mabench.report import figure_data, plotting
 
-# Fixed metadata so the same results give byte-identical files.
-_PNG_META = {"Software": None}
-_PDF_META = {"Creator": None, "Producer": None, "CreationDate": None}
 
 VERDICT_COLORS = {
     "reproduced": "#1a9850",
@@ -59,312 +57,44 @@ VERDICT_GLYPH = {"reproduced": "✓", "within tolerance": "≈", "not reproduced
                  "not implemented": "–"}
 METRIC_LABEL = {"il": "IL (% of SST)", "g_il": "G_IL (%)", "g_dr": "G_DR (%)", "rld": "RLD (%)", "id": "ID (%)",
                 "si": "SI", "dld": "DLD (%)", "seconds": "time"}
-TIME_METRICS = {"seconds", "time", "job_seconds"}
-MARKERS = ["o", "s", "D", "^", "v", "P", "X", "<", ">", "p", "h", "*"]
-CLOSE_PERCENT = 5.0  # methods within this spread of each other get a "% vs MDAV" companion panel
-BASELINE = ("mdav", "tail=3k")  # the reference method of the companion panels: MDAV-generic
 
 
 # ------------------------------------------------------------------ basics
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    sns.set_theme(style="whitegrid", context="paper")
-    return plt, sns
-
-
-def save(fig, out_dir, stem: str, formats=("png", "pdf")) -> list[Path]:
-    """Write ``fig`` as ``out_dir/stem.{png,pdf}`` atomically; close it."""
-    plt, _ = _pyplot()
-    written = []
-    for ext in formats:
-        target = Path(out_dir) / f"{stem}.{ext}"
-        meta = _PNG_META if ext == "png" else _PDF_META
-        with io.atomic_path(target) as tmp:
-            fig.savefig(tmp, format=ext, dpi=150, metadata=meta, bbox_inches="tight")
-        written.append(target)
-    plt.close(fig)
-    return written
-
-
-def png_bytes(fig, dpi: int = 100) -> bytes:
-    """The figure as PNG bytes (for embedding); closes it."""
-    import io as _io
-
-    plt, _ = _pyplot()
-    buf = _io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, metadata=_PNG_META, bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
-
-
-def _placeholder(message: str, out_dir, stem: str):
-    """A small figure that says why there is nothing to draw (written when ``out_dir`` is given)."""
-    plt, _ = _pyplot()
-    fig, ax = plt.subplots(figsize=(4, 2))
-    ax.axis("off")
-    ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=8)
-    return save(fig, out_dir, stem) if out_dir is not None else fig
-
-
-def method_label(algorithm: str, params: str) -> str:
-    if not algorithm:
-        return "not implemented"
-    return f"{algorithm}[{params}]" if params else algorithm
-
-
-def printed_label(row: str, column: str) -> str:
-    """The method as the paper names it: the column without its k (``k=3 MDAV`` -> ``MDAV``), else the row."""
-    col = re.sub(r"\bk\s*=\s*\d+\b", "", str(column)).strip(" ,;")
-    return col if col else str(row)
-
-
-def _params(text: str) -> dict[str, str]:
-    out = {}
-    for part in str(text or "").split(","):
-        if "=" in part:
-            key, value = part.split("=", 1)
-            out[key.strip()] = value.strip()
-    return out
-
-
-def _natural(text: str) -> list:
-    """Sort key that orders "Table 4.10" after "Table 4.9"."""
-    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", str(text)) if t]
-
-
-def _keep(frame: pd.DataFrame, col: str, test) -> pd.DataFrame:
-    """Rows of ``frame`` whose ``col`` passes ``test`` (safe on empty frames)."""
-    return frame[np.fromiter((bool(test(v)) for v in frame[col]), dtype=bool, count=len(frame))]
-
-
-def _num(x) -> float:
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return float("nan")
-
-
-def _grid(plt, n_panels: int, n_rows_per: int = 1, width: float = 3.3, height: float = 2.6, max_cols: int = 4):
-    cols = max(1, min(max_cols, n_panels))
-    if n_panels == 1:  # a lone panel gets room for its legend
-        width, height = width * 1.5, height * 1.25
-    blocks = math.ceil(n_panels / cols)
-    ratios = [1.0] + [0.55] * (n_rows_per - 1)
-    fig, axes = plt.subplots(blocks * n_rows_per, cols, figsize=(width * cols, height * sum(ratios) * blocks),
-                             squeeze=False, gridspec_kw={"height_ratios": ratios * blocks})
-    return fig, axes, cols
-
-
-def _panel_axes(axes, cols: int, i: int, n_rows_per: int):
-    block, col = divmod(i, cols)
-    return [axes[block * n_rows_per + r][col] for r in range(n_rows_per)]
-
-
-def _hide_unused(axes, cols: int, n_panels: int, n_rows_per: int) -> None:
-    for i in range(n_panels, math.ceil(n_panels / cols) * cols):
-        for ax in _panel_axes(axes, cols, i, n_rows_per):
-            ax.set_visible(False)
-
-
-def _slope(x, y) -> float:
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
-    if ok.sum() < 2 or np.unique(x[ok]).size < 2:
-        return float("nan")
-    return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0])
 
 
 # ------------------------------------------------------------------ non-overlapping labels
-_OFFSETS = [(5, 5), (5, -11), (-5, 5), (-5, -11), (9, -3), (-9, -3), (0, 10), (0, -15), (14, 12), (-14, 12),
-            (14, -18), (-14, -18), (22, 0), (-22, 0)]
-
-
-def place_labels(ax, points, texts, fontsize: float = 6.5, color="0.25") -> None:
-    """Annotate ``points`` (data coordinates) with ``texts`` so that no two labels overlap.
-
-    Greedy: for each point in turn, the first candidate offset whose box overlaps no placed label and
-    no other point is taken (the least-overlapping one if none is free). Identical texts at identical
-    points are written once.
-    """
-    fig = ax.figure
-    ax.autoscale_view()  # limits are computed lazily; fix them before mapping points to the display
-    renderer = fig.canvas.get_renderer()
-    seen, placed = set(), []
-    disp = ax.transData.transform(np.asarray(points, float)) if len(points) else np.empty((0, 2))
-    marks = [(x - 3, y - 3, x + 3, y + 3) for x, y in disp if np.isfinite([x, y]).all()]
-    for (px, py), (dx, dy), text in zip(points, disp, texts):
-        if not np.isfinite([px, py, dx, dy]).all() or (round(dx), round(dy), text) in seen:
-            continue
-        seen.add((round(dx), round(dy), text))
-        best, best_cost = None, None
-        for ox, oy in _OFFSETS:
-            ann = ax.annotate(text, (px, py), textcoords="offset points", xytext=(ox, oy), fontsize=fontsize,
-                              color=color, ha="left" if ox >= 0 else "right", va="bottom")
-            box = ann.get_window_extent(renderer)
-            rect = (box.x0, box.y0, box.x1, box.y1)
-            cost = sum(_overlap(rect, other) for other in placed) + 0.3 * sum(_overlap(rect, m) for m in marks)
-            if best_cost is None or cost < best_cost:
-                if best is not None:
-                    best[0].remove()
-                best, best_cost = (ann, rect), cost
-            else:
-                ann.remove()
-            if cost == 0:
-                break
-        placed.append(best[1])
-
-
-def _overlap(a, b) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    return max(0.0, w) * max(0.0, h)
 
 
 # ------------------------------------------------------------------ per-table figures
-def _x_variable(part: pd.DataFrame) -> str:
-    """What the table varies: ``k`` or a data-set size parameter (``n``, ``d``), by most distinct values."""
-    best, best_count = "k", part.groupby(["dataset", "metric"])["k"].nunique().max()
-    names = sorted({name for p in part["dataset_params"] for name in _params(p)})
-    for name in names:
-        values = part["dataset_params"].map(lambda p: _params(p).get(name))
-        count = part.assign(_v=values).groupby(["dataset", "metric"])["_v"].nunique().max()
-        if count > best_count:
-            best, best_count = name, count
-    return best if best_count >= 2 else ""
-
-
-def _prepare(part: pd.DataFrame, xvar: str) -> pd.DataFrame:
-    frame = part.copy()
-    frame["published"] = frame["value"].map(_num)
-    frame["reproduced"] = pd.to_numeric(frame["reproduced"], errors="coerce")
-    frame["label"] = [printed_label(r, c) for r, c in zip(frame["row"], frame["column"])]
-    frame["method"] = [method_label(a, p) for a, p in zip(frame["algorithm"], frame["params"])]
-    if xvar == "k":
-        frame["x"] = frame["k"].astype(int)
-        frame["panel_params"] = frame["dataset_params"]
-    else:
-        frame["x"] = frame["dataset_params"].map(lambda p: _num(_params(p).get(xvar)))
-        frame["panel_params"] = frame["dataset_params"].map(
-            lambda p: ",".join(f"{a}={b}" for a, b in sorted(_params(p).items()) if a != xvar))
-        frame["label"] = frame["label"] + frame["k"].map(lambda k: f", k={k}")
-    frame["panel"] = [f"{d}[{pp}] · {m}" if pp else f"{d} · {m}"
-                      for d, pp, m in zip(frame["dataset"], frame["panel_params"], frame["metric"])]
-    timed = frame["metric"].isin(TIME_METRICS)
-    if timed.any():  # times across machines compare only as ratios to the series' own first configuration
-        frame = frame.sort_values("x", kind="stable")
-        for col in ("published", "reproduced"):
-            first = frame[timed].groupby(["panel", "label"])[col].transform("first")
-            frame.loc[timed, col] = frame.loc[timed, col] / first
-        frame.loc[timed, "panel"] = frame.loc[timed, "panel"] + " (ratio to smallest " + xvar + ")"
-    return frame
-
-
-def _series_styles(labels) -> dict[str, tuple]:
-    _, sns = _pyplot()
-    palette = sns.color_palette("tab10", max(10, len(labels)))
-    return {lab: (palette[i % len(palette)], MARKERS[i % len(MARKERS)]) for i, lab in enumerate(labels)}
-
-
-def _draw_series(ax, frame: pd.DataFrame, styles: dict, xvar: str, ycol_pub="published", ycol_rep="reproduced",
-                 with_ci: bool = True) -> None:
-    labels = list(dict.fromkeys(frame["label"]))
-    n = len(labels)
-    for i, label in enumerate(labels):
-        s = frame[frame["label"] == label].sort_values("x")
-        color, marker = styles[label]
-        shift = (i - (n - 1) / 2) * 0.06 if xvar == "k" and n > 1 else 0.0
-        size = max(3.0, 7.0 - 1.2 * i)  # concentric: equal points remain visible as rings
-        x = s["x"].to_numpy(float) + shift
-        ax.plot(x, s[ycol_pub], ls=":", lw=0.9, color=color, marker=marker, ms=size + 1.5, mfc="none", mew=1.1)
-        rep = s[ycol_rep].to_numpy(float)
-        if np.isfinite(rep).any():
-            ax.plot(x, rep, ls="-", lw=1.1, color=color, marker=marker, ms=size, mew=0)
-            if with_ci and {"ci_low", "ci_high"} <= set(s.columns) and s["rule"].eq("draws").any():
-                lo, hi = s["ci_low"].to_numpy(float), s["ci_high"].to_numpy(float)
-                ok = np.isfinite(lo) & np.isfinite(hi)
-                ax.vlines(x[ok], lo[ok], hi[ok], color=color, lw=1.0, alpha=0.7)
-
-
-def _handles(styles: dict, methods: dict | None = None) -> list:
-    from matplotlib.lines import Line2D
-
-    handles = []
-    if methods is not None:
-        handles += [Line2D([], [], color="0.3", marker="o", mfc="none", ls=":", label="published (hollow)"),
-                    Line2D([], [], color="0.3", marker="o", ls="-", label="reproduced (filled)")]
-    for label, (color, marker) in styles.items():
-        text = f"{label} → {methods[label]}" if methods is not None else label
-        handles.append(Line2D([], [], color=color, marker=marker, ls="-", label=text))
-    return handles
-
-
-def _finish(fig, handles: list, title: str = "", ncol: int = 3):
-    """Tight layout, then the legend above the panels and the title above the legend (none overlap)."""
-    fig.tight_layout()
-    legend = fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=max(1, ncol),
-                        fontsize=7, frameon=False)
-    if title:
-        box = legend.get_window_extent(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted())
-        fig.suptitle(title, y=box.y1 + 0.005, va="bottom", fontsize=9)
-    return fig
-
-
-def _baseline(results: pd.DataFrame | None, dataset: str, dparams: str, metric: str) -> dict[int, float]:
-    """MDAV-generic's value per k on this data set (mean over draws), from the results table."""
-    if results is None or results.empty or metric not in results.columns:
-        return {}
-    algo, params = BASELINE
-    want = _params(dparams)
-    sel = results[(results["algorithm"] == algo) & (results["dataset"] == dataset)]
-    sel = _keep(sel, "params", lambda p: _params(p).get("tail") == _params(params)["tail"])
-    sel = _keep(sel, "dataset_params", lambda p: all(_params(p).get(a) == b for a, b in want.items()))
-    return {int(k): float(v) for k, v in sel.groupby("k")[metric].mean().items()}
-
-
-def _close(frame: pd.DataFrame) -> bool:
-    """An information-loss panel with two or more series whose values typically (median over the shared k)
-    differ by less than CLOSE_PERCENT."""
-    if frame["label"].nunique() < 2 or frame["metric"].iloc[0] not in ("il", "g_il"):
-        return False
-    vals = frame.assign(v=frame["reproduced"].fillna(frame["published"])).groupby("x")["v"]
-    spread = (vals.max() - vals.min()) / vals.mean().abs() * 100
-    counts = frame.groupby("x")["label"].nunique()
-    spread = spread[counts >= 2]
-    return bool(len(spread)) and float(spread.median()) < CLOSE_PERCENT
 
 
 def table_figure(part: pd.DataFrame, results: pd.DataFrame | None = None, title: str = ""):
     """The source table as a figure (see the module docstring); None when it has nothing to plot."""
-    xvar = _x_variable(part)
+    xvar = figure_data.x_variable(part)
     if not xvar:
         return None
-    frame = _prepare(part, xvar)
+    frame = figure_data.prepare(part, xvar)
     return _k_figure(frame, results, title) if xvar == "k" else _size_figure(frame, results, xvar, title)
 
 
 def _k_figure(frame: pd.DataFrame, results, title: str):
-    plt, _ = _pyplot()
+    plt, _ = plotting.pyplot()
     panels = list(dict.fromkeys(frame["panel"]))
     rel = {}
     for p in panels:
         f = frame[frame["panel"] == p]
-        base = _baseline(results, f["dataset"].iloc[0], f["dataset_params"].iloc[0], f["metric"].iloc[0])
-        if _close(f) and base:
+        base = figure_data.baseline(results, f["dataset"].iloc[0], f["dataset_params"].iloc[0], f["metric"].iloc[0])
+        if figure_data.close(f) and base:
             rel[p] = base
     n_rows_per = 2 if rel else 1
     n_metrics = frame["metric"].nunique()
-    fig, axes, cols = _grid(plt, len(panels), n_rows_per, max_cols=n_metrics if 2 <= n_metrics <= 6 else 4)
-    styles = _series_styles(list(dict.fromkeys(frame["label"])))
+    fig, axes, cols = plotting.grid(plt, len(panels), n_rows_per, max_cols=n_metrics if 2 <= n_metrics <= 6 else 4)
+    styles = plotting.series_styles(list(dict.fromkeys(frame["label"])))
     methods = dict(zip(frame["label"], frame["method"]))
     for i, p in enumerate(panels):
         f = frame[frame["panel"] == p]
-        axs = _panel_axes(axes, cols, i, n_rows_per)
-        _draw_series(axs[0], f, styles, "k")
+        axs = plotting.panel_axes(axes, cols, i, n_rows_per)
+        plotting.draw_series(axs[0], f, styles, "k")
         ks = sorted(f["x"].unique())
         axs[0].set_title(p, fontsize=8)
         axs[0].set_ylabel(METRIC_LABEL.get(f["metric"].iloc[0], f["metric"].iloc[0]), fontsize=7)
@@ -377,56 +107,32 @@ def _k_figure(frame: pd.DataFrame, results, title: str):
             if p in rel:
                 base = f["x"].map(rel[p])
                 g = f.assign(published=100 * (f["published"] / base - 1), reproduced=100 * (f["reproduced"] / base - 1))
-                _draw_series(axs[1], g, styles, "k", with_ci=False)
+                plotting.draw_series(axs[1], g, styles, "k", with_ci=False)
                 axs[1].axhline(0, color="0.4", lw=0.7)
                 axs[1].set_ylabel("% vs MDAV", fontsize=7)
             else:
                 axs[1].set_visible(False)
-    _hide_unused(axes, cols, len(panels), n_rows_per)
-    return _finish(fig, _handles(styles, methods), title)
-
-
-def _time_ratios(results: pd.DataFrame | None, f: pd.DataFrame, xvar: str) -> pd.DataFrame:
-    """The reproduced method's own seconds per configuration of the panel, as a ratio to the smallest."""
-    if results is None or results.empty or "seconds" not in results.columns:
-        return pd.DataFrame()
-    rows = []
-    for (algo, params, k), s in f.groupby(["algorithm", "params", "k"]):
-        if not algo:
-            continue
-        for x, dparams in zip(s["x"], s["dataset_params"]):
-            want = _params(dparams)
-            sel = results[(results["algorithm"] == algo) & (results["dataset"] == s["dataset"].iloc[0])
-                          & (results["k"] == int(k))]
-            sel = _keep(sel, "params", lambda p: all(_params(p).get(a) == b for a, b in _params(params).items()))
-            sel = _keep(sel, "dataset_params", lambda p: all(_params(p).get(a) == b for a, b in want.items()))
-            if len(sel):
-                rows.append({"label": f"{method_label(algo, params)}, k={k}", "x": x,
-                             "seconds": float(sel["seconds"].median())})
-    out = pd.DataFrame(rows).drop_duplicates(["label", "x"])
-    if out.empty:
-        return out
-    out["ratio"] = out.groupby("label")["seconds"].transform(lambda s: s / s.iloc[0] if len(s) else s)
-    return out.sort_values(["label", "x"])
+    plotting.hide_unused(axes, cols, len(panels), n_rows_per)
+    return plotting.finish(fig, plotting.handles(styles, methods), title)
 
 
 def _size_figure(frame: pd.DataFrame, results, xvar: str, title: str):
-    plt, _ = _pyplot()
+    plt, _ = plotting.pyplot()
     panels = list(dict.fromkeys(frame["panel"]))
-    times = {p: _time_ratios(results, frame[frame["panel"] == p].sort_values("x"), xvar) for p in panels}
+    times = {p: figure_data.time_ratios(results, frame[frame["panel"] == p].sort_values("x"), xvar) for p in panels}
     n_rows_per = 2 if any(len(t) for t in times.values()) else 1
-    fig, axes, cols = _grid(plt, len(panels), n_rows_per, width=4.2, height=3.0)
-    styles = _series_styles(list(dict.fromkeys(frame["label"])))
+    fig, axes, cols = plotting.grid(plt, len(panels), n_rows_per, width=4.2, height=3.0)
+    styles = plotting.series_styles(list(dict.fromkeys(frame["label"])))
     methods = dict(zip(frame["label"], frame["method"]))
     for i, p in enumerate(panels):
         f = frame[frame["panel"] == p]
-        axs = _panel_axes(axes, cols, i, n_rows_per)
+        axs = plotting.panel_axes(axes, cols, i, n_rows_per)
         ax = axs[0]
-        _draw_series(ax, f, styles, xvar)
+        plotting.draw_series(ax, f, styles, xvar)
         notes = []
         for label, s in f.groupby("label", sort=False):
             short = label.rsplit(", ", 1)[-1] + ": " if f["label"].nunique() > 1 else ""
-            pub, rep = _slope(s["x"], s["published"]), _slope(s["x"], s["reproduced"])
+            pub, rep = figure_data.slope(s["x"], s["published"]), figure_data.slope(s["x"], s["reproduced"])
             notes.append(f"{short}slope {pub:.3f} published, "
                          + (f"{rep:.3f} reproduced" if np.isfinite(rep) else "no reproduced series"))
         ax.set_xscale("log")
@@ -439,7 +145,7 @@ def _size_figure(frame: pd.DataFrame, results, xvar: str, title: str):
             if len(t):
                 for label, s in t.groupby("label", sort=False):
                     axs[1].plot(s["x"], s["ratio"], marker="o", ms=4, lw=1,
-                                label=f"{label}: slope {_slope(s['x'], s['ratio']):.2f}")
+                                label=f"{label}: slope {figure_data.slope(s['x'], s['ratio']):.2f}")
                 axs[1].set_xscale("log")
                 axs[1].set_yscale("log")
                 axs[1].set_ylabel("time ÷ time at\nsmallest " + xvar, fontsize=7)
@@ -448,8 +154,8 @@ def _size_figure(frame: pd.DataFrame, results, xvar: str, title: str):
             else:
                 axs[1].set_visible(False)
         axs[-1].set_xlabel(f"{xvar} (log)", fontsize=7)
-    _hide_unused(axes, cols, len(panels), n_rows_per)
-    return _finish(fig, _handles(styles, methods), title)
+    plotting.hide_unused(axes, cols, len(panels), n_rows_per)
+    return plotting.finish(fig, plotting.handles(styles, methods), title)
 
 
 def _size_ticks(ax, xs) -> None:
@@ -497,17 +203,17 @@ def _ru_axes(ax, points: pd.DataFrame, styles: dict, published: bool) -> None:
     ax.set_xlabel("G_DR, disclosure risk (%)", fontsize=7)
     ax.set_ylabel("G_IL, information loss (%)", fontsize=7)
     ax.tick_params(labelsize=7)
-    place_labels(ax, where, texts)
+    plotting.place_labels(ax, where, texts)
 
 
 def table_ru_map(part: pd.DataFrame, title: str = ""):
     """R–U map of a table printing G_IL and G_DR: per data set, one line per method through its k values."""
     if not {"g_il", "g_dr"} <= set(part["metric"]):
         return None
-    plt, _ = _pyplot()
+    plt, _ = plotting.pyplot()
     frame = part.copy()
-    frame["label"] = [printed_label(r, c) for r, c in zip(frame["row"], frame["column"])]
-    frame["pub"] = frame["value"].map(_num)
+    frame["label"] = [figure_data.printed_label(r, c) for r, c in zip(frame["row"], frame["column"])]
+    frame["pub"] = frame["value"].map(figure_data.num)
     frame["rep"] = pd.to_numeric(frame["reproduced"], errors="coerce")
     key = ["dataset", "dataset_params", "label", "k"]
     wide = frame[frame["metric"].isin(["g_il", "g_dr"])].pivot_table(index=key, columns="metric",
@@ -518,15 +224,15 @@ def table_ru_map(part: pd.DataFrame, title: str = ""):
         if col not in wide:
             wide[col] = np.nan
     datasets = list(dict.fromkeys(wide["dataset"]))
-    fig, axes, cols = _grid(plt, len(datasets), 1, width=3.6, height=3.2, max_cols=3)
-    styles = _series_styles(list(dict.fromkeys(wide["label"])))
-    methods = dict(zip(frame["label"], [method_label(a, p) for a, p in zip(frame["algorithm"], frame["params"])]))
+    fig, axes, cols = plotting.grid(plt, len(datasets), 1, width=3.6, height=3.2, max_cols=3)
+    styles = plotting.series_styles(list(dict.fromkeys(wide["label"])))
+    methods = dict(zip(frame["label"], [figure_data.method_label(a, p) for a, p in zip(frame["algorithm"], frame["params"])]))
     for i, ds in enumerate(datasets):
-        ax = _panel_axes(axes, cols, i, 1)[0]
+        ax = plotting.panel_axes(axes, cols, i, 1)[0]
         ax.set_title(ds, fontsize=8)
         _ru_axes(ax, wide[wide["dataset"] == ds], styles, published=True)
-    _hide_unused(axes, cols, len(datasets), 1)
-    return _finish(fig, _handles(styles, methods), title)
+    plotting.hide_unused(axes, cols, len(datasets), 1)
+    return plotting.finish(fig, plotting.handles(styles, methods), title)
 
 
 def ru_map(results: pd.DataFrame, out_dir=None):
@@ -534,31 +240,31 @@ def ru_map(results: pd.DataFrame, out_dir=None):
 
     Points are means over draws. Returns the written paths when ``out_dir`` is given, else the Figure.
     """
-    plt, _ = _pyplot()
+    plt, _ = plotting.pyplot()
     have = {"g_il", "g_dr"} <= set(results.columns)
     frame = results.dropna(subset=["g_il", "g_dr"]) if have else results[:0]
     if frame.empty:  # still write the files the workflow expects, saying why they are empty
-        return _placeholder("no cell of this run computed both G_IL and G_DR\n(add g_il, rld, id, g_dr to a data "
+        return plotting.placeholder("no cell of this run computed both G_IL and G_DR\n(add g_il, rld, id, g_dr to a data "
                             "set's metrics)", out_dir, "ru_map")
-    frame = frame.assign(label=[method_label(a, p) for a, p in zip(frame["algorithm"], frame["params"])])
+    frame = frame.assign(label=[figure_data.method_label(a, p) for a, p in zip(frame["algorithm"], frame["params"])])
     means = frame.groupby(["dataset_id", "label", "k"], as_index=False, sort=False)[["g_il", "g_dr"]].mean()
     datasets = sorted(means["dataset_id"].unique())
-    fig, axes, cols = _grid(plt, len(datasets), 1, width=3.8, height=3.3, max_cols=3)
-    styles = _series_styles(sorted(means["label"].unique()))
+    fig, axes, cols = plotting.grid(plt, len(datasets), 1, width=3.8, height=3.3, max_cols=3)
+    styles = plotting.series_styles(sorted(means["label"].unique()))
     for i, ds in enumerate(datasets):
-        ax = _panel_axes(axes, cols, i, 1)[0]
+        ax = plotting.panel_axes(axes, cols, i, 1)[0]
         ax.set_title(ds, fontsize=8)
         _ru_axes(ax, means[means["dataset_id"] == ds], styles, published=False)
-    _hide_unused(axes, cols, len(datasets), 1)
-    _finish(fig, _handles(styles), "R–U map: one line per method through its k values (means over draws)")
-    return save(fig, out_dir, "ru_map") if out_dir is not None else fig
+    plotting.hide_unused(axes, cols, len(datasets), 1)
+    plotting.finish(fig, plotting.handles(styles), "R–U map: one line per method through its k values (means over draws)")
+    return plotting.save(fig, out_dir, "ru_map") if out_dir is not None else fig
 
 
 # ------------------------------------------------------------------ verdicts
 def verdict_overview(compared: pd.DataFrame, order=None):
     """Horizontal stacked bars: how many published numbers of each source table got each verdict, the
     numbers not reproduced split by cause class (a missing class counts as open)."""
-    plt, _ = _pyplot()
+    plt, _ = plotting.pyplot()
     frame = compared.copy()
     cls = frame["class"] if "class" in frame else pd.Series("", index=frame.index)
     bad = frame["verdict"] == "not reproduced"
@@ -570,7 +276,7 @@ def verdict_overview(compared: pd.DataFrame, order=None):
     counts = counts.reindex(columns=list(colors), fill_value=0)
     if order is None:
         sources = list(dict.fromkeys(compared["source"]))
-        order = sorted(counts.index, key=lambda st: (sources.index(st[0]), _natural(st[1])))
+        order = sorted(counts.index, key=lambda st: (sources.index(st[0]), figure_data.natural(st[1])))
     counts = counts.reindex([i for i in order if i in counts.index])
     labels = [f"{s} {t}" for s, t in counts.index]
     fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(labels) + 1.6))
@@ -608,11 +314,11 @@ def delta_heatmap(part: pd.DataFrame, title: str = ""):
     Cells are annotated with the verdict (✓ reproduced, ≈ within tolerance, ✗ not reproduced,
     – not implemented, ? not run); cells without a reproduced value are grey.
     """
-    plt, sns = _pyplot()
+    plt, sns = plotting.pyplot()
     frame = part.copy()
     dup = frame.duplicated(["row", "column"], keep=False)
     frame["col"] = np.where(dup, frame["column"] + " k=" + frame["k"].astype(str), frame["column"])
-    frame["rel"] = 100 * pd.to_numeric(frame["delta"], errors="coerce") / frame["value"].map(_num).abs()
+    frame["rel"] = 100 * pd.to_numeric(frame["delta"], errors="coerce") / frame["value"].map(figure_data.num).abs()
     rows, cols = list(dict.fromkeys(frame["row"])), list(dict.fromkeys(frame["col"]))
     grid = frame.pivot_table(index="row", columns="col", values="rel", aggfunc="first", dropna=False)
     grid = grid.reindex(index=rows, columns=cols)
@@ -643,24 +349,24 @@ def il_vs_k(results: pd.DataFrame, out_dir=None):
 
     Returns the written paths when ``out_dir`` is given, else the Figure.
     """
-    plt, _ = _pyplot()
-    frame = results.assign(label=[method_label(a, p) for a, p in zip(results["algorithm"], results["params"])])
+    plt, _ = plotting.pyplot()
+    frame = results.assign(label=[figure_data.method_label(a, p) for a, p in zip(results["algorithm"], results["params"])])
     methods = frame.groupby("dataset_id")["label"].nunique()
     ks = frame.groupby("dataset_id")["k"].nunique()
     chosen = sorted(set(methods[methods >= 2].index) & set(ks[ks >= 2].index)) or sorted(ks[ks >= 2].index)
     if not chosen:  # still write the files the workflow expects, saying why they are empty
-        return _placeholder("no data set of this run has two or more k values\n"
+        return plotting.placeholder("no data set of this run has two or more k values\n"
                             "(give a data set several k to draw IL against k)", out_dir, "il_vs_k")
     frame = frame[frame["dataset_id"].isin(chosen)]
-    fig, axes, cols = _grid(plt, len(chosen), 2)
+    fig, axes, cols = plotting.grid(plt, len(chosen), 2)
     labels = sorted(frame["label"].unique())
-    styles = _series_styles(labels)
+    styles = plotting.series_styles(labels)
     for i, ds in enumerate(chosen):
         f = frame[frame["dataset_id"] == ds]
         stats = f.groupby(["label", "k"], as_index=False)["il"].agg(["mean", "std", "count"]).reset_index()
         stats = stats.rename(columns={"mean": "il"}).assign(x=lambda s: s["k"].astype(int))
-        axs = _panel_axes(axes, cols, i, 2)
-        base = _baseline(f, f["dataset"].iloc[0], "", "il")
+        axs = plotting.panel_axes(axes, cols, i, 2)
+        base = figure_data.baseline(f, f["dataset"].iloc[0], "", "il")
         present = [lab for lab in labels if lab in set(stats["label"])]
         for j, lab in enumerate(present):
             s = stats[stats["label"] == lab].sort_values("x")
@@ -686,10 +392,10 @@ def il_vs_k(results: pd.DataFrame, out_dir=None):
         axs[1].set_xlabel("k", fontsize=7)
         if not base:
             axs[1].set_visible(False)
-    _hide_unused(axes, cols, len(chosen), 2)
-    _finish(fig, _handles(styles), "Information loss against k (mean, 95 % CI over draws); below: % difference "
+    plotting.hide_unused(axes, cols, len(chosen), 2)
+    plotting.finish(fig, plotting.handles(styles), "Information loss against k (mean, 95 % CI over draws); below: % difference "
             "to MDAV-generic", ncol=4)
-    return save(fig, out_dir, "il_vs_k") if out_dir is not None else fig
+    return plotting.save(fig, out_dir, "il_vs_k") if out_dir is not None else fig
 
 
 def anytime(results: pd.DataFrame, out_dir) -> list[Path]:
@@ -698,9 +404,9 @@ def anytime(results: pd.DataFrame, out_dir) -> list[Path]:
     method as a point at (its seconds, its IL)."""
     import json
 
-    plt, sns = _pyplot()
+    plt, sns = plotting.pyplot()
     frame = results.copy()
-    frame["method"] = [method_label(a, p) for a, p in zip(frame["algorithm"], frame["params"])]
+    frame["method"] = [figure_data.method_label(a, p) for a, p in zip(frame["algorithm"], frame["params"])]
 
     def trace_of(info):
         if not isinstance(info, str) or not info:
@@ -712,7 +418,7 @@ def anytime(results: pd.DataFrame, out_dir) -> list[Path]:
     searched = frame[frame["_trace"].notna()]
     panels = sorted({(r.dataset_id, int(r.k)) for r in searched.itertuples()})
     if not panels:
-        return _placeholder("no search method (a run record with a trace) in these results", out_dir, "anytime")
+        return plotting.placeholder("no search method (a run record with a trace) in these results", out_dir, "anytime")
     cols = min(4, len(panels))
     rows = -(-len(panels) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.6 * rows), squeeze=False)
@@ -745,25 +451,25 @@ def anytime(results: pd.DataFrame, out_dir) -> list[Path]:
     fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=min(4, len(handles)), fontsize=6,
                bbox_to_anchor=(0.5, -0.02 - 0.03 * (len(handles) // 4)))
     fig.tight_layout()
-    return save(fig, out_dir, "anytime")
+    return plotting.save(fig, out_dir, "anytime")
 
 
 def frontier(frame: pd.DataFrame, out_dir=None):
     """Per registry data set, each method's gap to the certified lower bound (marker) against k, the
     best known's gap as a black line: the room each method leaves, and how much of it is proven.
     ``frame`` is :func:`mabench.report.frontier.table`. Returns the paths (``out_dir``) or the Figure."""
-    plt, _ = _pyplot()
+    plt, _ = plotting.pyplot()
     datasets = list(dict.fromkeys(frame["dataset"]))
     if not datasets:
-        return _placeholder("no best-known cells to draw", out_dir, "frontier")
+        return plotting.placeholder("no best-known cells to draw", out_dir, "frontier")
     # one line per algorithm: its best variant at each (data set, k); the table keeps every variant
     frame = frame.assign(method=frame["method"].str.split("[", n=1).str[0]).dropna(subset=["gap_bound"])
     frame = frame.loc[frame.groupby(["dataset", "k", "method"])["gap_bound"].idxmin()]
-    fig, axes, cols = _grid(plt, len(datasets), 1)
+    fig, axes, cols = plotting.grid(plt, len(datasets), 1)
     labels = sorted(m for m in frame["method"].unique() if m != "best known")
-    styles = _series_styles(labels) if labels else {}
+    styles = plotting.series_styles(labels) if labels else {}
     for i, ds in enumerate(datasets):
-        ax = _panel_axes(axes, cols, i, 1)[0]
+        ax = plotting.panel_axes(axes, cols, i, 1)[0]
         f = frame[frame["dataset"] == ds]
         kk = sorted(f["k"].astype(int).unique())
         pos = {k: j for j, k in enumerate(kk)}
@@ -784,10 +490,10 @@ def frontier(frame: pd.DataFrame, out_dir=None):
         ax.set_xlabel("k", fontsize=7)
         ax.set_ylabel("gap to lower bound (% of IL)", fontsize=7)
         ax.tick_params(labelsize=7)
-    _hide_unused(axes, cols, len(datasets), 1)
+    plotting.hide_unused(axes, cols, len(datasets), 1)
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], color="black", marker="s", lw=1.6, label="best known")] + _handles(styles)
-    _finish(fig, handles, "Gap to the certified lower bound, 100·(IL − bound)/IL, each method's best variant; the "
+    handles = [Line2D([], [], color="black", marker="s", lw=1.6, label="best known")] + plotting.handles(styles)
+    plotting.finish(fig, handles, "Gap to the certified lower bound, 100·(IL − bound)/IL, each method's best variant; the "
             "black line is the best known partition (the part of the gap not yet proven or closed)", ncol=8)
-    return save(fig, out_dir, "frontier") if out_dir is not None else fig
+    return plotting.save(fig, out_dir, "frontier") if out_dir is not None else fig

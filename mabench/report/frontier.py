@@ -36,7 +36,7 @@ def cells(root=None) -> pd.DataFrame:
 
 def table(results: pd.DataFrame | None, root=None) -> pd.DataFrame:
     """One row per (dataset, k, method): il, bound, best, gap_bound, gap_best (see the module doc)."""
-    from mabench.report.figures import method_label
+    from mabench.report.figure_data import method_label
 
     cell = cells(root)
     rows = [{"dataset": r["dataset"], "k": int(r["k"]), "method": "best known", "il": r["best"], "bound": r["bound"],

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mabench.report import figures, published, tables
+from mabench.report import figures, plotting, published, tables
 from mabench import io
 
 CSS = """
@@ -192,14 +192,14 @@ def _source_page(source: str, comp: pd.DataFrame, results: pd.DataFrame, prov: d
             "mabench from <code>registry/published.csv</code>; verdict rules in <code>docs/published.md</code>, "
             "the evidence behind each known cause in <code>docs/findings.md</code>.</p>",
             f'<p class="headline">{_esc(tables.class_summary(comp))}</p>', _counts_html(comp), _classes_html(comp)]
-    png = figures.png_bytes(figures.verdict_overview(comp))
+    png = plotting.png_bytes(figures.verdict_overview(comp))
     io.write_bytes(fig_dir / f"{source}_verdicts.png", png)
     body.append(_figure_html(png, f"{title}: verdicts per table", f"{source}_verdicts"))
     for table, part in comp.groupby("table", sort=True):
         name = tables.slug(source, table)
         body.append(f'<h2 id="{_esc(name)}">{_esc(table)}</h2>{_counts_html(part)}{_classes_html(part)}')
         for kind, fig, caption in _table_figures(part, results, f"{source} {table}"):
-            png = figures.png_bytes(fig)
+            png = plotting.png_bytes(fig)
             io.write_bytes(fig_dir / f"{name}_{kind}.png", png)
             body.append(_figure_html(png, caption, f"{name}_{kind}"))
         body.append(_table_html(part, name))
@@ -216,7 +216,7 @@ def _index_page(compared: pd.DataFrame, prov: dict, fig_dir: Path, frontier_link
             _classes_html(compared)]
     body.append("<ul>" + "".join(f'<li><span class="k-{_esc(c)}">{_esc(c)}</span> {_esc(tables.CLASS_MEANING[c])}</li>'
                                  for c in published.CLASSES) + "</ul>")
-    png = figures.png_bytes(figures.verdict_overview(compared))
+    png = plotting.png_bytes(figures.verdict_overview(compared))
     io.write_bytes(fig_dir / "verdicts.png", png)
     body.append(_figure_html(png, "Verdicts per source table; the numbers not reproduced split by cause class",
                              "verdicts"))
@@ -287,7 +287,7 @@ def _frontier_page(results: pd.DataFrame, prov: dict, fig_dir: Path) -> str | No
         frame = frontier.table(results)
     except UserError:
         return None
-    png = figures.png_bytes(figures.frontier(frame))
+    png = plotting.png_bytes(figures.frontier(frame))
     io.write_bytes(fig_dir / "frontier.png", png)
     show = frame[["dataset", "k", "method", "il", "bound", "best", "gap_bound", "gap_best"]].rename(columns={
         "il": "IL", "bound": "lower bound", "best": "best known", "gap_bound": "gap to bound %",

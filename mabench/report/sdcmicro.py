@@ -45,9 +45,9 @@ def _workflow_il(results: pd.DataFrame | None) -> dict:
 
 def summary_figure(agreement: pd.DataFrame):
     """IL of sdcMicro's masked file against mabench's, one point per (data set, method, k)."""
-    from mabench.report.figures import _pyplot
+    from mabench.report.plotting import pyplot
 
-    plt, _ = _pyplot()
+    plt, _ = pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 5))
     ok = agreement.dropna(subset=["il_mabench", "il_sdcmicro"])
     for exact, marker, label in ((True, "o", "deterministic on both sides"),
@@ -77,7 +77,7 @@ def page_body(results: pd.DataFrame | None, esc, figure_html) -> str:
             "original records interchangeable); <i>-pam</i> rows run both sides with <code>clustermethod = pam</code> "
             "(deterministic). Differences and their causes: <code>docs/sdcmicro.md</code>, "
             "<code>docs/algorithms/sdcmicro.md</code>.</p>"]
-    from mabench.report.figures import png_bytes
+    from mabench.report.plotting import png_bytes
 
     body.append(figure_html(png_bytes(summary_figure(agreement)), "IL: sdcMicro vs mabench on the same files",
                             "sdcmicro_il"))

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from mabench import discovery
-from mabench.bench import plan
+from mabench.bench import config, plan
 from mabench.plugin import parse_params
 from mabench.report import published
 from support import ROOT
@@ -28,7 +28,7 @@ def _spec(spec: str) -> tuple[str, dict]:
 
 def planned(config_path) -> list[tuple[str, dict, str, dict, int]]:
     """(dataset, resolved dataset params, algorithm, resolved params, k) of every cell of the plan."""
-    the_plan = plan.build(plan.load_config(config_path))
+    the_plan = plan.build(config.load(config_path))
     gens, algos = discovery.generators(), discovery.algorithms()
     out = []
     for ds_id, algo_id in the_plan.batches:
@@ -81,8 +81,8 @@ def test_the_default_leaves_out_only_the_long_cells(left_out):
 
 
 def test_full_is_the_default_plus_the_left_out_cells():
-    default = plan.load_config(ROOT / "config" / "config.yaml")
-    full = plan.load_config(ROOT / "config" / "full.yaml")
+    default = config.load(ROOT / "config" / "config.yaml")
+    full = config.load(ROOT / "config" / "full.yaml")
     assert set(default["algorithms"]) <= set(full["algorithms"])
     assert all(full["algorithms"][a] == e for a, e in default["algorithms"].items())
     assert set(default["datasets"]) == set(full["datasets"])

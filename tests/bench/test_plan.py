@@ -6,13 +6,13 @@ import doctest
 
 import pytest
 
-from mabench.bench import plan
+from mabench.bench import config, plan
 from mabench.errors import UserError
 
 
 @pytest.fixture(scope="module")
 def default_plan():
-    return plan.build(plan.load_config())
+    return plan.build(config.load())
 
 
 def test_doctests():
@@ -95,11 +95,11 @@ def test_load_config_refuses_what_is_not_a_configuration(tmp_path):
     (tmp_path / "scalar.yaml").write_text("3\n")
     (tmp_path / "bad.yaml").write_text("k: [3\n")
     with pytest.raises(UserError, match="not a workflow configuration"):
-        plan.load_config(tmp_path / "scalar.yaml")
+        config.load(tmp_path / "scalar.yaml")
     with pytest.raises(UserError, match="not valid YAML"):
-        plan.load_config(tmp_path / "bad.yaml")
+        config.load(tmp_path / "bad.yaml")
     with pytest.raises(UserError, match="does not exist"):
-        plan.load_config(tmp_path / "missing.yaml")
+        config.load(tmp_path / "missing.yaml")
 
 
 def test_larger_jobs_come_first(default_plan):
@@ -143,16 +143,16 @@ def test_extends_lays_a_configuration_over_another(tmp_path):
     (tmp_path / "more.yaml").write_text(
         "extends: base.yaml\nk: [3, 4]\nalgorithms: {c: {algorithm: md}}\n"
         "datasets: {e: {spec: eia, algorithms: [a, c]}, u: {spec: 'uniform[n=30]'}}\n")
-    cfg = plan.load_config(tmp_path / "more.yaml")
+    cfg = config.load(tmp_path / "more.yaml")
     assert "extends" not in cfg and cfg["k"] == [3, 4]
     assert list(cfg["algorithms"]) == ["a", "b", "c"]
     assert list(cfg["datasets"]) == ["t", "e", "u"] and cfg["datasets"]["e"]["algorithms"] == ["a", "c"]
     (tmp_path / "loop.yaml").write_text("extends: more.yaml\n")
     with pytest.raises(UserError, match="extends another file"):
-        plan.load_config(tmp_path / "loop.yaml")
+        config.load(tmp_path / "loop.yaml")
     (tmp_path / "gone.yaml").write_text("extends: nope.yaml\n")
     with pytest.raises(UserError, match="does not exist"):
-        plan.load_config(tmp_path / "gone.yaml")
+        config.load(tmp_path / "gone.yaml")
 
 
 def test_jobs_of_one_size_class_start_in_configuration_order(default_plan):
@@ -183,3 +183,30 @@ def test_a_single_job_has_no_lead_and_waits_for_the_compile_step():
                       "datasets": {"tarragona": {"spec": "tarragona"}}})
     assert len(one.jobs) == 1 and one.lead_job() is None
     assert one.compile_runs() == one.job_plan(one.jobs[0])["runs"]
+
+
+GENERATED = {"algorithms": {"mdav": {"algorithm": "mdav"}}, "datasets": {"s": {"spec": "sim1[n=30,d=2]", "draws": 2}}}
+
+
+def test_the_schema_is_the_one_source_of_defaults(tmp_path):
+    """A configuration that leaves a key out gets the schema's default, whether it is loaded from a
+    file (`mabench compile`, `regress`) or handed to plan.build as it is (the API, the workflow)."""
+    import yaml
+
+    defaults = {key: spec["default"] for key, spec in config.schema()["properties"].items() if "default" in spec}
+    assert defaults["root_seed"] == 20261122
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(GENERATED))
+    loaded = config.load(tmp_path / "c.yaml")
+    assert {key: loaded[key] for key in defaults} == defaults
+    assert loaded["algorithms"]["mdav"]["params"] == {} and loaded["algorithms"]["mdav"]["on_every_dataset"] is True
+    explicit = plan.build({**GENERATED, "root_seed": 20261122})
+    assert plan.build(GENERATED).datasets["s"].seeds == plan.build(loaded).datasets["s"].seeds \
+        == explicit.datasets["s"].seeds
+    assert plan.build({**GENERATED, "root_seed": 0}).datasets["s"].seeds != explicit.datasets["s"].seeds
+
+
+def test_filling_defaults_leaves_the_given_configuration_alone():
+    given = {"algorithms": {"mdav": {"algorithm": "mdav"}}, "datasets": {"t": {"spec": "tarragona"}}}
+    filled = config.with_defaults(given)
+    assert "root_seed" not in given and "params" not in given["algorithms"]["mdav"]
+    assert filled["root_seed"] == 20261122 and filled["datasets"]["t"]["draws"] == 1

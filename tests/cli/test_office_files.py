@@ -215,15 +215,15 @@ def test_workflow_config_takes_a_file_with_columns_and_text_strata(files):
     """Workflow: `spec` a file with text columns and NA, `columns:` the variables, the algorithm's
     params naming a text stratum, the weights and missing=available; the plan prepares the file with
     its selection (then test_prepared_file_keeps_its_table_for_the_workflow's path)."""
-    from mabench.bench import plan
+    from mabench.bench import config, plan
 
     folder, _ = files
-    cfg = plan.load_config()
+    cfg = config.load()
     cfg["datasets"] = {"survey": {"spec": str(folder / "survey.sav"), "columns": VARIABLES, "k": [3]},
                        "bracket": {"spec": f"{folder / 'survey.csv'}[drop=hh_id+age]", "k": [3]}}
     cfg["algorithms"] = {"mdav_na": {"algorithm": "mdav", "params": {"strata": "region", "sampling_weights": "weight",
                                                                      "missing": "available"}}}
-    built = plan.build(cfg)
+    built = plan.build(config.with_defaults(cfg))
     survey = built.datasets["survey"]
     assert survey.kind == "file" and survey.file == str(folder / "survey.sav") and survey.n == 360
     assert survey.spec == f"{folder / 'survey.sav'}[columns=income+expenditure+savings]"

@@ -142,13 +142,13 @@ def test_best_known_improve_region_adds_an_entry_with_its_command(tmp_path, caps
 def test_compile_writes_the_plans_file_the_batches_read(tmp_path, capsys, monkeypatch):
     """`mabench compile --plans-out` writes the workflow's plans file: the plan's own text, every job's
     runs, so `mabench batch --plans FILE --job NAME` runs the same cells as the workflow plans."""
-    from mabench.bench import plan
+    from mabench.bench import config, plan
 
     (tmp_path / "cfg.yaml").write_text(
         "k: [3]\nrecords_per_job: 1\nalgorithms: {mdav: {algorithm: mdav}, md: {algorithm: md}}\n"
         "datasets: {a: {spec: 'sim1[n=40,d=3]'}, b: {spec: 'sim1[n=50,d=2]'}}\n")
     monkeypatch.chdir(tmp_path)
-    built = plan.build(plan.load_config("cfg.yaml"))
+    built = plan.build(config.load("cfg.yaml"))
     assert len(built.jobs) == 2 and built.lead_job() is not None  # a lead job, whose runs the compile step orders
     proc = main(capsys, "prepare", *built.prepare_generated())
     assert proc.returncode == 0, proc.stderr

@@ -35,7 +35,7 @@ class Tree:
         labels[ids] = -1
         self.pos = np.full(len(Z), -1, dtype=np.int64)
         self.T = K.kd_remaining(Z, labels, -1, self.pos)
-        self.rec, self.count = self.T[1], self.T[10]
+        self.rec, self.count = self.T.rec, self.T.count
         self.KS = K.kd_scratch(self.T)
 
     def delete(self, r):

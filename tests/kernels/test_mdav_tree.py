@@ -137,7 +137,7 @@ def test_k_nearest_query_skips_the_position_it_is_told_to():
         others = np.delete(np.arange(len(Z)), r)
         want = others[np.lexsort((others, dist[others]))][:5]
         assert K.kd_nearest_k(T, p, 5, top_d, top_i, KS, pos[r]) == 5
-        assert T[1][top_i].tolist() == want.tolist()
+        assert T.rec[top_i].tolist() == want.tolist()
 
 
 def _scan_nearest(Z, p, alive, want):
@@ -168,7 +168,7 @@ def test_k_nearest_query_equals_a_numpy_scan_with_ties():
         want, want_d = _scan_nearest(Z, p, np.flatnonzero(~dead), 25)
         cnt = K.kd_nearest_k(T, p, 25, top_d, top_i, KS)
         assert cnt == 25
-        assert T[1][top_i[:cnt]].tolist() == want.tolist()
+        assert T.rec[top_i[:cnt]].tolist() == want.tolist()
         assert top_d[:cnt].tolist() == want_d.tolist()
 
 
@@ -250,5 +250,5 @@ def test_k_nearest_query_is_exact_where_single_precision_rounds(kind, size, spre
         p = query()
         want, want_d = _scan_nearest(Z, p, alive, 7)
         assert K.kd_nearest_k(T, p, 7, top_d, top_i, KS) == 7
-        assert T[1][top_i].tolist() == want.tolist()
+        assert T.rec[top_i].tolist() == want.tolist()
         assert top_d.tolist() == want_d.tolist()

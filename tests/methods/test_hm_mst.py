@@ -211,9 +211,9 @@ def test_published_values_that_reproduce():
 
 def test_default_config_keeps_hm_on_one_column_selections():
     """config/config.yaml: `hm` has on_every_dataset: false, so it never meets multi-column data."""
-    from mabench.bench import plan
+    from mabench.bench import config, plan
 
-    placed = {(ds_id, algo_id) for ds_id, _, algo_id, *_ in plan.build(plan.load_config()).regression_batches()}
+    placed = {(ds_id, algo_id) for ds_id, _, algo_id, *_ in plan.build(config.load()).regression_batches()}
     hm_sets = {ds for ds, algo in placed if algo == "hm"}
     assert hm_sets == {"tarragona_c3", "census_c3", "eia_c3"}
     for name in ("mhm_npn", "mhm_mdav", "mhm_md", "mhm_cbfs", "mdst", "muapprox"):

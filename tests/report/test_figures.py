@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mabench.report import figures, published
+from mabench.report import figure_data, figures, plotting, published
 
 
 @pytest.fixture(scope="module")
@@ -31,25 +31,25 @@ def _compared(part: pd.DataFrame, factor: float = 1.0) -> pd.DataFrame:
 
 
 def test_printed_label_is_the_method_as_the_paper_names_it():
-    assert figures.printed_label("MDAV-1", "k=3") == "MDAV-1"
-    assert figures.printed_label("Census, G_IL", "k=3 MDAV") == "MDAV"
-    assert figures.printed_label("Census, G_IL", "k=10 OMMA") == "OMMA"
-    assert figures.printed_label("Tarragona", "MDAV IL") == "MDAV IL"
+    assert figure_data.printed_label("MDAV-1", "k=3") == "MDAV-1"
+    assert figure_data.printed_label("Census, G_IL", "k=3 MDAV") == "MDAV"
+    assert figure_data.printed_label("Census, G_IL", "k=10 OMMA") == "OMMA"
+    assert figure_data.printed_label("Tarragona", "MDAV IL") == "MDAV IL"
 
 
 @pytest.mark.parametrize("table, expected", [("Table 1", "k"), ("Table 4.3", "k"), ("Table 4.4", "k"),
                                              ("Table 4.5", "n"), ("Table 4.6", "d"), ("Table 5.3", "n"),
                                              ("Table 5.4", "d"), ("Table 5.5", "k")])
 def test_what_a_table_varies_is_detected(registry, table, expected):
-    assert figures._x_variable(registry[registry["table"] == table]) == expected
+    assert figure_data.x_variable(registry[registry["table"] == table]) == expected
 
 
 def test_labels_do_not_overlap():
-    plt, _ = figures._pyplot()
+    plt, _ = plotting.pyplot()
     fig, ax = plt.subplots(figsize=(3, 3))
     points = [(1.0, 1.0), (1.01, 1.0), (1.0, 1.01), (1.02, 1.02), (2.0, 2.0), (1.99, 2.0)]
     ax.plot(*zip(*points), "o")
-    figures.place_labels(ax, points, [f"k={i}" for i in range(len(points))])
+    plotting.place_labels(ax, points, [f"k={i}" for i in range(len(points))])
     renderer = fig.canvas.get_renderer()
     boxes = [t.get_window_extent(renderer) for t in ax.texts]
     assert len(boxes) == len(points)
@@ -59,10 +59,10 @@ def test_labels_do_not_overlap():
 
 
 def test_identical_labels_at_identical_points_are_written_once():
-    plt, _ = figures._pyplot()
+    plt, _ = plotting.pyplot()
     fig, ax = plt.subplots()
     ax.plot([1, 2], [1, 2], "o")
-    figures.place_labels(ax, [(1, 1), (1, 1), (2, 2)], ["k=3", "k=3", "k=4"])
+    plotting.place_labels(ax, [(1, 1), (1, 1), (2, 2)], ["k=3", "k=3", "k=4"])
     assert sorted(t.get_text() for t in ax.texts) == ["k=3", "k=4"]
     plt.close(fig)
 
@@ -75,7 +75,7 @@ def test_a_new_method_needs_no_plotting_code(registry):
     fig = figures.table_figure(_compared(pd.concat([part, extra])), None, "test")
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "NEW-METHOD → new_method[alpha=1]" in labels
-    figures._pyplot()[0].close(fig)
+    plotting.pyplot()[0].close(fig)
 
 
 def test_close_methods_get_a_percent_vs_mdav_row(registry):
@@ -87,7 +87,7 @@ def test_close_methods_get_a_percent_vs_mdav_row(registry):
     fig = figures.table_figure(part, results, "")
     ylabels = [ax.get_ylabel() for ax in fig.axes if ax.get_visible()]
     assert "% vs MDAV" in ylabels
-    figures._pyplot()[0].close(fig)
+    plotting.pyplot()[0].close(fig)
 
 
 def test_verdict_overview_counts_every_number(registry):
@@ -95,14 +95,14 @@ def test_verdict_overview_counts_every_number(registry):
     fig = figures.verdict_overview(comp)
     widths = sum(p.get_width() for p in fig.axes[0].patches)
     assert widths == len(comp)
-    figures._pyplot()[0].close(fig)
+    plotting.pyplot()[0].close(fig)
 
 
 def test_scalability_tables_are_log_log_with_time_ratios(registry):
     part = _compared(registry[registry["table"] == "Table 4.5"], factor=1.01)
     rows = []
     for r in part.itertuples():
-        n = int(figures._params(r.dataset_params)["n"])
+        n = int(figure_data.params_of(r.dataset_params)["n"])
         rows.append({"algorithm": r.algorithm, "params": r.params, "dataset": r.dataset,
                      "dataset_params": r.dataset_params, "k": r.k, "il": r.reproduced, "seconds": (n / 1200) ** 2})
     fig = figures.table_figure(part, pd.DataFrame(rows), "")
@@ -110,4 +110,4 @@ def test_scalability_tables_are_log_log_with_time_ratios(registry):
     assert len(logs) == 4  # IL and time ratio, for uniform and normal
     time_legend = [t.get_text() for ax in logs for leg in [ax.get_legend()] if leg for t in leg.get_texts()]
     assert any("slope 2.00" in t for t in time_legend), time_legend  # time ∝ n² recovered as a slope of 2
-    figures._pyplot()[0].close(fig)
+    plotting.pyplot()[0].close(fig)

@@ -13,18 +13,13 @@ import sys
 
 import yaml
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import validate
 
+from mabench.bench import config as mabench_config
 from mabench.bench import plan as mabench_plan
-from mabench.bench.config import check_config
 
 
-if config.get("extends"):  # a configuration that names only what it adds to another (config/full.yaml)
-    _merged = mabench_plan.resolve_extends(dict(config), os.path.dirname(os.path.abspath(workflow.configfiles[-1])))
-    config.clear()
-    config.update(_merged)
-check_config(config, workflow.configfiles, str(mabench_plan.schema_path()))
-validate(config, str(mabench_plan.schema_path()))
+# extends resolved (config/full.yaml names only what it adds), checked, the schema's defaults filled in
+mabench_config.prepare(config, workflow.configfiles)
 try:
     PLAN = mabench_plan.build(config)
 except mabench_plan.ConfigError as exc:
@@ -78,15 +73,23 @@ TRACKED_CELL_FILES = [f"results/cells/{c}.{ext}" for cells in TRACKED_CELLS.valu
 EFFECTIVE_CONFIG = yaml.safe_dump(config, sort_keys=False, default_flow_style=None, width=120)
 
 
+# Damaged intermediates (mabench/bench/verify.py) are deleted here, once, when the main process reads
+# the workflow and before Snakemake decides what is missing, so their jobs are redone (a dry run only
+# names them). Not in an input function: Snakemake may call one any number of times, in any order.
+if workflow.is_main_process:
+    from mabench.bench import verify as _verify
+
+    DAMAGED = _verify.repair("results", dry_run=workflow.dryrun)
+else:
+    DAMAGED = []
+
+
 def cells_to_redo(wildcards):
-    """Input function of the targets: runs while the DAG is built, before Snakemake decides what is
-    missing. Deletes damaged intermediates (mabench/bench/verify.py) so their jobs are redone, and
-    returns the cell files of finished batches that are missing or damaged, so that those batches
-    re-run (an unfinished batch runs anyway)."""
+    """Input function of the targets: the cell files of finished batches that are missing or damaged,
+    so that those batches re-run (an unfinished batch runs anyway). It only reads."""
     from mabench.bench import verify
 
-    removed = verify.repair("results", dry_run=workflow.dryrun)
-    return verify.missing(TRACKED_CELL_FILES, removed)
+    return verify.missing(TRACKED_CELL_FILES, DAMAGED)
 
 
 def rule_name(*parts):

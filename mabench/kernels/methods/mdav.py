@@ -96,7 +96,7 @@ def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
             s, head = pos[answer[0]], answer[1]
             left -= take_group(Z, T, r, top_i, answer[3], labels, g, sums)
             g += 1
-            if T[11][s] and all_alive(T, near_s[1], answer[2], min(k - 1, left - 1)):
+            if T.alive[s] and all_alive(T, near_s[1], answer[2], min(k - 1, left - 1)):
                 left -= take_group(Z, T, s, near_s[1], answer[2], labels, g, sums)
                 g += 1
                 continue
@@ -105,7 +105,7 @@ def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
             s = pos[ss]
             left -= group_from_tree(Z, T, r, k, labels, g, sums, p, top_d, top_i, KS)
             g += 1
-        if not T[11][s]:  # only when every remaining record is equidistant from r
+        if not T.alive[s]:  # only when every remaining record is equidistant from r
             s = pos[shell_farthest(shell, head, c0, labels, p)[0]]
         left -= group_from_tree(Z, T, s, k, labels, g, sums, p, top_d, top_i, KS)
         g += 1

@@ -21,6 +21,8 @@ so the answer is bit for bit the full pass's answer (tests/kernels/test_kdtree.p
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -73,18 +75,22 @@ def _select(Z, rec, lo, hi, kth, dim):
             break
 
 
+KDTree = namedtuple("KDTree", "P rec leaf_of start end left right parent lo hi count alive PT norm")
+KDTree.__doc__ = """A k-d tree over n records (:func:`kd_build`), nodes numbered from the root 0.
+
+Per position i (records in leaf order): P (n, d) the records' rows (P[i] = Z[rec[i]]), rec (n,) the
+record id, leaf_of (n,) the leaf holding it, alive (n,) bool, not yet grouped. Per node v: start,
+end (nodes,) its position range, left, right (nodes,) its children (-1 at a leaf), parent (nodes,)
+(-1 at the root), lo, hi (nodes, d) its bounding box, count (nodes,) its alive records. PT (n·d,)
+float32: P leaf by leaf, column-major within a leaf (leaf v's column j starts at start[v]·d +
+j·size(v)), from which kd_nearest_k filters a leaf's records side by side in vector instructions (a
+grouped position's first coordinate there is NaN, so it never passes the filter); norm (1,) the
+largest |P[i]|, for the filter's error bound."""
+
+
 @njit(cache=True)
 def kd_build(Z, ids):
-    """Tree over the rows ``ids`` of Z (n, d) (record ids, ascending).
-
-    Returns (P, rec, leaf_of, start, end, left, right, parent, lo, hi, count, alive, PT, norm):
-    P the records in leaf order (P[i] = Z[rec[i]]), leaf_of[i] the leaf holding position i,
-    per node its position range, children (-1 at a leaf), parent, bounding box and alive count,
-    alive[i] per position; PT = P in single precision, leaf by leaf, column-major within a leaf
-    (leaf v's column j starts at start[v]·d + j·size(v)), from which kd_nearest_k filters a leaf's
-    records side by side in vector instructions (a grouped position's first coordinate there is
-    NaN, so it never passes the filter); norm = [the largest |P[i]|], for the filter's error bound.
-    """
+    """The :class:`KDTree` over the rows ``ids`` of Z (n, d) (record ids, ascending), every record alive."""
     n = ids.size
     d = Z.shape[1]
     cap = 4 * (n // LEAF + 1) + 1  # every split leaves >= LEAF/2 records per side
@@ -153,8 +159,8 @@ def kd_build(Z, ids):
             PT[start[v] * d + j * m + i - start[v]] = x
             sq += x * x
         norm = max(norm, sq)
-    return (P, rec, leaf_of, start[:nodes], end[:nodes], left[:nodes], right[:nodes], parent[:nodes],
-            lo[:nodes], hi[:nodes], count[:nodes], np.ones(n, dtype=np.bool_), PT, np.array([np.sqrt(norm)]))
+    return KDTree(P, rec, leaf_of, start[:nodes], end[:nodes], left[:nodes], right[:nodes], parent[:nodes],
+                  lo[:nodes], hi[:nodes], count[:nodes], np.ones(n, dtype=np.bool_), PT, np.array([np.sqrt(norm)]))
 
 
 @njit(cache=True)
@@ -165,7 +171,7 @@ def kd_remaining(Z, labels, unassigned, pos):
     quarter has gone) keeps the boxes tight around the remaining records.
     """
     T = kd_build(Z, np.flatnonzero(labels == unassigned))
-    rec = T[1]
+    rec = T.rec
     for i in range(rec.size):
         pos[rec[i]] = i
     return T
@@ -175,20 +181,20 @@ def kd_remaining(Z, labels, unassigned, pos):
 def kd_scratch(T):
     """Scratch for the queries: (centroid, DFS stack, stack bounds, one leaf's single-precision
     distances, the query point in single precision)."""
-    start, end, left = T[3], T[4], T[5]
+    start, end, left = T.start, T.end, T.left
     nodes = start.size
     widest = 1
     for v in range(nodes):
         if left[v] < 0:
             widest = max(widest, end[v] - start[v])  # a leaf of duplicates can exceed LEAF
-    return (np.empty(T[0].shape[1]), np.empty(nodes, dtype=np.int64), np.empty(nodes), np.empty(widest, dtype=np.float32),
-            np.empty(T[0].shape[1], dtype=np.float32))
+    return (np.empty(T.P.shape[1]), np.empty(nodes, dtype=np.int64), np.empty(nodes), np.empty(widest, dtype=np.float32),
+            np.empty(T.P.shape[1], dtype=np.float32))
 
 
 @njit(cache=True)
 def kd_delete(T, i):
     """Mark position i grouped and update the alive counts up to the root."""
-    P, start, leaf_of, parent, count, alive, PT = T[0], T[3], T[2], T[7], T[10], T[11], T[12]
+    P, start, leaf_of, parent, count, alive, PT = T.P, T.start, T.leaf_of, T.parent, T.count, T.alive, T.PT
     alive[i] = False
     v = leaf_of[i]
     PT[start[v] * P.shape[1] + i - start[v]] = np.nan
@@ -214,7 +220,7 @@ def _box_bound(lo, hi, v, c, s, spread):
 def kd_nearest_to_group(T, members, s, KS):
     """Alive position of the smallest Σ_t ||P[i] − P[members[t]]||² (t < s; positions), ties to the
     lowest record id; -1 if nothing is alive. ``KS`` is :func:`kd_scratch`."""
-    P, rec, start, end, left, right, lo, hi, count, alive = T[0], T[1], T[3], T[4], T[5], T[6], T[8], T[9], T[10], T[11]
+    P, rec, start, end, left, right, lo, hi, count, alive = T.P, T.rec, T.start, T.end, T.left, T.right, T.lo, T.hi, T.count, T.alive
     c, stack, bounds, _, _ = KS
     d = P.shape[1]
     for j in range(d):
@@ -343,7 +349,7 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
     """The ``want`` alive positions nearest to the point p, sorted by (squared distance, record id)
     into ``top_d``/``top_i``; returns how many (fewer only when fewer are alive). Position ``skip``
     counts as grouped: two threads can query the tree at once while neither changes it."""
-    P, rec, start, end, left, right, lo, hi, count, alive, PT = T[0], T[1], T[3], T[4], T[5], T[6], T[8], T[9], T[10], T[11], T[12]
+    P, rec, start, end, left, right, lo, hi, count, alive, PT = T.P, T.rec, T.start, T.end, T.left, T.right, T.lo, T.hi, T.count, T.alive, T.PT
     _, stack, bounds, dist, p32 = KS
     d = P.shape[1]
     if want <= 0:
@@ -353,7 +359,7 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
     for j in range(d):
         p32[j] = p[j]
         pn += p[j] * p[j]
-    err, rel, filt = single_margin(T[13][0], np.sqrt(pn), d)
+    err, rel, filt = single_margin(T.norm[0], np.sqrt(pn), d)
     thr = np.inf  # single-precision distances above thr cannot enter
     cnt = 0
     sp = 0

@@ -42,7 +42,7 @@ def _static_tree(Z):
     """kernels/kdtree.kd_build's tree over all records, as the queries here read it: (record of each
     position, per node its position range, children, box), and the records' rows in tree order."""
     T = kd_build(Z, np.arange(Z.shape[0]))
-    return T[1], T[3], T[4], T[5], T[6], T[8], T[9], T[0]
+    return T.rec, T.start, T.end, T.left, T.right, T.lo, T.hi, T.P
 
 
 @njit(cache=True, inline="always")

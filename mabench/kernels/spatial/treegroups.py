@@ -74,7 +74,7 @@ def take_group(Z, T, seed, found, cnt, labels, g, sums):
     """Label tree position ``seed`` and then found[:cnt] (its nearest, by (distance, id)) with ``g``,
     deleting each from the tree and subtracting it from ``sums`` in the pass kernel's order (seed
     first). Returns the group size."""
-    rec = T[1]
+    rec = T.rec
     kd_delete(T, seed)
     labels[rec[seed]] = g
     forget_record(Z, rec[seed], sums)
@@ -91,7 +91,7 @@ def group_from_tree(Z, T, seed, k, labels, g, sums, p, top_d, top_i, KS):
     """Group tree position ``seed`` with its k−1 nearest remaining records (by (distance, id)),
     label them ``g``, delete them from the tree and subtract them from ``sums`` in the pass
     kernel's order (seed first). Returns the group size."""
-    P = T[0]
+    P = T.P
     for j in range(P.shape[1]):
         p[j] = P[seed, j]
     cnt = kd_nearest_k(T, p, k - 1, top_d, top_i, KS, seed)
@@ -138,7 +138,7 @@ def all_alive(T, found, cnt, want):
     """Whether found[:cnt] are all still in the tree and are as many as wanted."""
     if cnt < want:
         return False
-    alive = T[11]
+    alive = T.alive
     for t in range(cnt):
         if not alive[found[t]]:
             return False
@@ -152,7 +152,7 @@ def tree_over_remaining(Z, labels, pos):
 
 @njit(cache=True)
 def load_position(T, i, p):
-    P = T[0]
+    P = T.P
     for j in range(P.shape[1]):
         p[j] = P[i, j]
 
