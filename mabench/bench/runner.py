@@ -39,6 +39,7 @@ from mabench.errors import UserError
 from mabench.metrics import EvalContext, applicable, evaluate, per_variable_context
 from mabench.metrics import warm as warm_metrics
 from mabench.data.seeds import check_seed, rng_for
+from mabench.data import missing
 from mabench.data.standardize import zscore, zscore_within
 
 
@@ -314,7 +315,7 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
         memory.check(algo, n, d, k, own)
     progress.start(f"standardizing {n} x {d}")
     if agg["missing"] == "available" and np.isnan(ds.values).any():
-        z = _available_layout(algo, own, ds, layout, agg)
+        z = missing.available_layout(algo, own, ds.values, layout, agg)
     else:
         z = zscore(ds.values, ds.columns)
     progress.end()
@@ -323,7 +324,7 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
     progress.start(f"compiling {algo.name}")
     with compile_notice(f"{algo.name}'s kernels") if notice else nullcontext():
         if layout.observed is not None:
-            _available_partition(np.zeros((3 * min(ks) + 1, d)), np.ones((3 * min(ks) + 1, d), dtype=bool), min(ks))
+            missing.available_partition(np.zeros((3 * min(ks) + 1, d)), np.ones((3 * min(ks) + 1, d), dtype=bool), min(ks))
         else:
             _warm_up(algo, min(ks), d, own, n)
         warm_metrics(list(metrics), n, d, min(ks), options)
@@ -332,28 +333,6 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
         cell = _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in, layout, progress, spread)
         cell.source = source
         yield cell
-
-
-def _available_layout(algo, own: dict, ds, layout: Layout, agg: dict) -> np.ndarray:
-    """missing=available with NaN in the variables: check the method and measure can take them, mark
-    the observed cells in ``layout``; returns the z-scores over observed values (NaN kept)."""
-    from mabench.data import missing
-
-    if algo.name not in missing.METHODS or own.get("tail", "3k") != "3k" or own.get("scale") == "raw":
-        raise missing.refuse_method(algo.name if algo.name not in missing.METHODS else
-                                    f"{algo.name} with {'tail=' + own['tail'] if own.get('tail') != '3k' else 'scale=raw'}")
-    if layout.measure != "mean":
-        raise UserError(f"measure={layout.measure} cannot take missing values; missing=available publishes each "
-                        "group's (weighted) mean of the observed values, so drop measure")
-    layout.observed = ~np.isnan(ds.values)
-    layout.fill = bool(agg["fill"])
-    return missing.zscore_observed(ds.values)
-
-
-def _available_partition(z: np.ndarray, observed: np.ndarray, k: int) -> np.ndarray:
-    from mabench.kernels.methods.mdav_missing import mdav_missing_labels
-
-    return mdav_missing_labels(np.ascontiguousarray(np.where(observed, z, 0.0)), np.ascontiguousarray(observed), k)
 
 
 def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int, seed: int, layout: Layout,
@@ -365,7 +344,7 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
     who = who or f"algorithm {algo.name} with k={k}"
     if layout.strata is None:
         if layout.observed is not None:
-            return _available_partition(x_in, layout.observed, k), {}
+            return missing.available_partition(x_in, layout.observed, k), {}
         return split_output(call_run(algo, x_in, k, own, rng_for(seed, f"algorithm:{algo.name}"), raw=raw), who)
     raw_scale = "scale" in algo.params and own.get("scale") == "raw"
     rows_of = [np.flatnonzero(layout.strata == s) for s in range(len(layout.stratum_names))]
@@ -382,9 +361,7 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
         if rows.size < 2 * k:  # one group; also spares a method a stratum it cannot split
             part, info = np.zeros(rows.size, dtype=np.int64), {}
         elif layout.observed is not None:
-            from mabench.data.missing import zscore_observed
-
-            part, info = _available_partition(zscore_observed(x_in[rows]), layout.observed[rows], k), {}
+            part, info = missing.available_partition(missing.zscore_observed(x_in[rows]), layout.observed[rows], k), {}
         else:
             part, info = next(done)
             # each stratum's own partition: a stray label (-1, a gap) would otherwise land in a neighbour's group
@@ -449,8 +426,6 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
 
     published = None
     if layout.observed is not None:
-        from mabench.data import missing
-
         if layout.weights is not None and (np.bincount(labels, weights=layout.weights, minlength=sizes.size) <= 0).any():
             raise UserError("a group has only zero sampling weights; its weighted mean is undefined "
                             "(give positive weights, or drop the weights)")
@@ -470,8 +445,6 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
     else:
         ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun, published)
     if layout.observed is not None:
-        from mabench.data import missing
-
         ctx.observed = layout.observed
         ctx.__dict__["masked"] = missing.masked_values(ds.values, labels, published, layout.fill)
     start, cpu_start = time.perf_counter(), time.process_time()

@@ -79,3 +79,24 @@ def masked_values(values: np.ndarray, labels: np.ndarray, published: np.ndarray,
     if not fill:
         out[np.isnan(values)] = np.nan
     return out
+
+
+def available_layout(algo, own: dict, values: np.ndarray, layout, agg: dict) -> np.ndarray:
+    """missing=available with NaN in the variables: check the method and measure can take them, mark
+    the observed cells in ``layout`` (the runner's); returns the z-scores over observed values (NaN kept)."""
+    if algo.name not in METHODS or own.get("tail", "3k") != "3k" or own.get("scale") == "raw":
+        raise refuse_method(algo.name if algo.name not in METHODS else
+                            f"{algo.name} with {'tail=' + own['tail'] if own.get('tail') != '3k' else 'scale=raw'}")
+    if layout.measure != "mean":
+        raise UserError(f"measure={layout.measure} cannot take missing values; missing=available publishes each "
+                        "group's (weighted) mean of the observed values, so drop measure")
+    layout.observed = ~np.isnan(values)
+    layout.fill = bool(agg["fill"])
+    return zscore_observed(values)
+
+
+def available_partition(z: np.ndarray, observed: np.ndarray, k: int) -> np.ndarray:
+    """MDAV over the observed attributes (the one method that takes missing values)."""
+    from mabench.kernels.methods.mdav_missing import mdav_missing_labels
+
+    return mdav_missing_labels(np.ascontiguousarray(np.where(observed, z, 0.0)), np.ascontiguousarray(observed), k)

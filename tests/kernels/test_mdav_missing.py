@@ -91,7 +91,7 @@ def test_available_on_complete_data_is_the_plain_run():
 
 def test_refusals_are_one_line():
     df = _frame()
-    with pytest.raises(UserError, match=r"row \d+, column 'a' is missing \(NaN\)"):
+    with pytest.raises(UserError, match=r"row with index \d+, column 'a', is missing \(NaN\)"):
         mabench.microaggregate(df, k=3)  # the default stays missing="refuse"
     with pytest.raises(UserError, match=r"^onedims cannot take missing values; missing=available works with mdav"):
         mabench.microaggregate(df, k=3, method="onedims", missing="available")
