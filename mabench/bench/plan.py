@@ -447,6 +447,8 @@ def _dataset(ds_id, entry, root_seed, default_k, default_metrics, everywhere, al
         if algo_id not in algo_cfg:
             problems.append(f"{where}.algorithms: {algo_id!r} is not an id under `algorithms` "
                             f"(known: {', '.join(algo_cfg)})")
+    if len(problems) == before:
+        problems += _data_problems(ds, algo_cfg)
     if "metrics" in entry:
         try:
             parse_names(",".join(entry["metrics"]))
@@ -469,3 +471,59 @@ def _n_records(ds: DatasetEntry, catalog, generators) -> int | None:
     if ds.kind == "file" and not os.path.exists(ds.file):
         return None
     return int(data.load(ds.spec, 0, missing=True).values.shape[0])  # a run may take missing=available
+
+
+def _data_problems(ds: DatasetEntry, algo_cfg: dict) -> list[str]:
+    """What a data set cannot give its algorithms and metrics, found before any job runs: a file's
+    `sampling_weights` or `strata` column that it lacks, strata of fewer records than the largest k
+    (both as a run checks them, on the file itself), and a metric that needs key variables where the
+    data set defines none (the workflow passes no metric options: they come from the data set)."""
+    from mabench.metrics import REGISTRY, applicable, parse_names
+    from mabench.plugin import split_aggregation
+
+    where = f"datasets.{ds.id}"
+    problems = []
+    if ds.kind == "file":
+        from mabench.bench.runner import layout_for
+
+        for algo_id in ds.algorithms:
+            entry = algo_cfg[algo_id]
+            params = {str(k): str(v) for k, v in (entry.get("params") or {}).items()}
+            try:
+                _, agg = split_aggregation(discovery.algorithm(entry["algorithm"]).resolve(params))
+            except UserError:
+                continue  # reported under algorithms.<id>
+            if not (agg["sampling_weights"] or agg["strata"]):
+                continue
+            strata = tuple(c.strip() for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip())
+            try:
+                loaded = data.load(ds.spec, 0, aside=strata, missing=True)
+                _, layout = layout_for(loaded, agg, loaded.aside or None)
+            except UserError as exc:
+                problems.append(f"{where} with algorithms.{algo_id}: {exc}; fix the column name in "
+                                f"algorithms.{algo_id}.params or give {algo_id} only data sets that have it")
+                continue
+            ks = [k for k in ds.k if entry.get("k") is None or k in entry["k"]]
+            if layout.strata is not None and ks:
+                import numpy as np
+
+                sizes = np.bincount(layout.strata)
+                if int(sizes.min()) < max(ks):
+                    s = int(np.argmin(sizes))
+                    problems.append(
+                        f"{where} with algorithms.{algo_id}: strata={agg['strata']} makes {sizes.size} strata and "
+                        f"stratum {layout.stratum_names[s]} has {int(sizes[s])} record(s), fewer than k={max(ks)}; "
+                        "stratify by a column with few values (a category, not a measurement) or lower k")
+    # A file names no key variables; a catalog or generated set may (data.metric_defaults).
+    options = {} if ds.kind == "file" else data.metric_defaults(ds.name or data.parse_spec(ds.spec)[0])
+    usable = set(applicable(options))
+    try:
+        names = parse_names(",".join(ds.metrics))
+    except UserError:
+        names = []  # reported as the metrics' own problem
+    lacking = [m for m in names if REGISTRY[m].needs_key_variables and m not in usable]
+    if lacking:
+        problems.append(f"{where}: metric {lacking[0]} needs key variables and {ds.spec!r} defines none (the workflow "
+                        f"passes no metric options); remove {lacking[0]} from {where}.metrics or the top-level "
+                        "`metrics`, or use a data set that names key variables (e.g. census)")
+    return problems
