@@ -474,56 +474,66 @@ def _n_records(ds: DatasetEntry, catalog, generators) -> int | None:
 
 
 def _data_problems(ds: DatasetEntry, algo_cfg: dict) -> list[str]:
-    """What a data set cannot give its algorithms and metrics, found before any job runs: a file's
-    `sampling_weights` or `strata` column that it lacks, strata of fewer records than the largest k
-    (both as a run checks them, on the file itself), and a metric that needs key variables where the
-    data set defines none (the workflow passes no metric options: they come from the data set)."""
+    """What a data set cannot give its algorithms and metrics, found before any job runs, as a run
+    would find them (``runner.layout_for``, ``data.metric_defaults``): a `sampling_weights` or
+    `strata` column it lacks (a file: read; a catalog set: its listed columns), strata of a file with
+    fewer records than the largest k, and a metric that needs key variables where the data set
+    defines none (the workflow passes no metric options: they come from the data set). Generated
+    sets' columns are known only once drawn: not checked here."""
+    import numpy as np
+
+    from mabench.bench.runner import layout_for
     from mabench.metrics import REGISTRY, applicable, parse_names
     from mabench.plugin import split_aggregation
 
     where = f"datasets.{ds.id}"
     problems = []
-    if ds.kind == "file":
-        from mabench.bench.runner import layout_for
-
-        for algo_id in ds.algorithms:
-            entry = algo_cfg[algo_id]
-            params = {str(k): str(v) for k, v in (entry.get("params") or {}).items()}
-            try:
-                _, agg = split_aggregation(discovery.algorithm(entry["algorithm"]).resolve(params))
-            except UserError:
-                continue  # reported under algorithms.<id>
-            if not (agg["sampling_weights"] or agg["strata"]):
-                continue
-            strata = tuple(c.strip() for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip())
-            try:
-                loaded = data.load(ds.spec, 0, aside=strata, missing=True)
-                _, layout = layout_for(loaded, agg, loaded.aside or None)
-            except UserError as exc:
-                problems.append(f"{where} with algorithms.{algo_id}: {exc}; fix the column name in "
-                                f"algorithms.{algo_id}.params or give {algo_id} only data sets that have it")
-                continue
-            ks = [k for k in ds.k if entry.get("k") is None or k in entry["k"]]
-            if layout.strata is not None and ks:
-                import numpy as np
-
-                sizes = np.bincount(layout.strata)
-                if int(sizes.min()) < max(ks):
-                    s = int(np.argmin(sizes))
-                    problems.append(
-                        f"{where} with algorithms.{algo_id}: strata={agg['strata']} makes {sizes.size} strata and "
-                        f"stratum {layout.stratum_names[s]} has {int(sizes[s])} record(s), fewer than k={max(ks)}; "
-                        "stratify by a column with few values (a category, not a measurement) or lower k")
-    # A file names no key variables; a catalog or generated set may (data.metric_defaults).
-    options = {} if ds.kind == "file" else data.metric_defaults(ds.name or data.parse_spec(ds.spec)[0])
-    usable = set(applicable(options))
+    for algo_id in ds.algorithms if ds.kind in ("file", "fetched") else ():
+        entry = algo_cfg[algo_id]
+        params = {str(k): str(v) for k, v in (entry.get("params") or {}).items()}
+        try:
+            _, agg = split_aggregation(discovery.algorithm(entry["algorithm"]).resolve(params))
+        except UserError:
+            continue  # reported under algorithms.<id>
+        if not (agg["sampling_weights"] or agg["strata"]):
+            continue
+        strata = tuple(c.strip() for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip())
+        try:
+            if ds.kind == "file":
+                source = data.load(ds.spec, 0, aside=strata, missing=True)
+            else:  # the catalog's columns, selection applied, without fetching the data
+                columns = list(fetch.catalog()[ds.name]["columns"])
+                empty = data.Dataset(ds.name, np.empty((0, len(columns))), columns, {}, 0, {})
+                source = data.select_columns(empty, data.split_selection(ds.spec, data.parse_spec(ds.spec)[1])[1],
+                                             ds.spec)
+            _, layout = layout_for(source, agg, source.aside or None)
+        except UserError as exc:
+            problems.append(f"{where} with algorithms.{algo_id}: {exc}; fix the column name in "
+                            f"algorithms.{algo_id}.params or give {algo_id} only data sets that have it")
+            continue
+        ks = [k for k in ds.k if entry.get("k") is None or k in entry["k"]]
+        if layout.strata is not None and layout.strata.size and ks:
+            sizes = np.bincount(layout.strata)
+            if int(sizes.min()) < max(ks):
+                s = int(np.argmin(sizes))
+                problems.append(
+                    f"{where} with algorithms.{algo_id}: strata={agg['strata']} makes {sizes.size} strata and "
+                    f"stratum {layout.stratum_names[s]} has {int(sizes[s])} record(s), fewer than k={max(ks)}; "
+                    "stratify by a column with few values (a category, not a measurement) or lower k")
     try:
         names = parse_names(",".join(ds.metrics))
     except UserError:
         names = []  # reported as the metrics' own problem
-    lacking = [m for m in names if REGISTRY[m].needs_key_variables and m not in usable]
-    if lacking:
-        problems.append(f"{where}: metric {lacking[0]} needs key variables and {ds.spec!r} defines none (the workflow "
-                        f"passes no metric options); remove {lacking[0]} from {where}.metrics or the top-level "
-                        "`metrics`, or use a data set that names key variables (e.g. census)")
+    keyed = [m for m in names if REGISTRY[m].needs_key_variables]
+    if keyed:
+        if ds.kind == "file":  # named by its stem, as a run names it
+            source = data.load(ds.spec, 0, missing=True)
+            options = data.metric_defaults(source.name, source.columns)
+        else:
+            options = data.metric_defaults(ds.name or data.parse_spec(ds.spec)[0])
+        lacking = [m for m in keyed if m not in applicable(options)]
+        if lacking:
+            problems.append(f"{where}: metric {lacking[0]} needs key variables and {ds.spec!r} defines none (the "
+                            f"workflow passes no metric options); remove {lacking[0]} from {where}.metrics or the "
+                            "top-level `metrics`, or use a data set that names key variables (e.g. census)")
     return problems

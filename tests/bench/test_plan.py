@@ -248,3 +248,14 @@ def test_key_variable_metrics_pass_where_the_data_set_names_key_variables():
     cfg = {"k": [3], "metrics": ["il", "rld"], "algorithms": {"m": {"algorithm": "mdav"}},
            "datasets": {"census": {"spec": "census"}}}
     assert plan.build(cfg).datasets["census"].metrics == ["il", "rld"]
+
+
+@pytest.mark.parametrize("params, needle", [
+    ({"sampling_weights": "nope"}, "sampling-weights column 'nope'"),
+    ({"strata": "nope"}, "strata column 'nope'"),
+], ids=["weights", "strata"])
+def test_a_catalog_set_without_the_column_is_refused_by_the_plan(params, needle):
+    cfg = {"k": [3], "algorithms": {"m": {"algorithm": "mdav", "params": params}},
+           "datasets": {"tarragona": {"spec": "tarragona"}}}
+    with pytest.raises(UserError, match=f"datasets.tarragona with algorithms.m: {needle}"):
+        plan.build(cfg)
