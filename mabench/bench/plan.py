@@ -501,11 +501,8 @@ def _data_problems(ds: DatasetEntry, algo_cfg: dict) -> list[str]:
         try:
             if ds.kind == "file":
                 source = data.load(ds.spec, 0, aside=strata, missing=True)
-            else:  # the catalog's columns, selection applied, without fetching the data
-                columns = list(fetch.catalog()[ds.name]["columns"])
-                empty = data.Dataset(ds.name, np.empty((0, len(columns))), columns, {}, 0, {})
-                source = data.select_columns(empty, data.split_selection(ds.spec, data.parse_spec(ds.spec)[1])[1],
-                                             ds.spec)
+            else:
+                source = _catalog_columns(ds)
             _, layout = layout_for(source, agg, source.aside or None)
         except UserError as exc:
             problems.append(f"{where} with algorithms.{algo_id}: {exc}; fix the column name in "
@@ -526,8 +523,8 @@ def _data_problems(ds: DatasetEntry, algo_cfg: dict) -> list[str]:
         names = []  # reported as the metrics' own problem
     keyed = [m for m in names if REGISTRY[m].needs_key_variables]
     if keyed:
-        if ds.kind == "file":  # named by its stem, as a run names it
-            source = data.load(ds.spec, 0, missing=True)
+        if ds.kind in ("file", "fetched"):  # a file is named by its stem; both with their selected columns
+            source = data.load(ds.spec, 0, missing=True) if ds.kind == "file" else _catalog_columns(ds)
             options = data.metric_defaults(source.name, source.columns)
         else:
             options = data.metric_defaults(ds.name or data.parse_spec(ds.spec)[0])
@@ -537,3 +534,13 @@ def _data_problems(ds: DatasetEntry, algo_cfg: dict) -> list[str]:
                             f"workflow passes no metric options); remove {lacking[0]} from {where}.metrics or the "
                             "top-level `metrics`, or use a data set that names key variables (e.g. census)")
     return problems
+
+
+def _catalog_columns(ds: DatasetEntry):
+    """A catalog data set with no records and its listed columns, selection applied: what a run's
+    columns will be, known without fetching the data."""
+    import numpy as np
+
+    columns = list(fetch.catalog()[ds.name]["columns"])
+    empty = data.Dataset(ds.name, np.empty((0, len(columns))), columns, {}, 0, {})
+    return data.select_columns(empty, data.split_selection(ds.spec, data.parse_spec(ds.spec)[1])[1], ds.spec)

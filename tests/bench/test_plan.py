@@ -259,3 +259,13 @@ def test_a_catalog_set_without_the_column_is_refused_by_the_plan(params, needle)
            "datasets": {"tarragona": {"spec": "tarragona"}}}
     with pytest.raises(UserError, match=f"datasets.tarragona with algorithms.m: {needle}"):
         plan.build(cfg)
+
+
+def test_key_variable_metrics_on_a_selection_without_key_variables_are_refused():
+    """A catalog selection that drops every key variable defines none (data.metric_defaults, as a run)."""
+    cfg = {"k": [3], "metrics": ["rld"], "algorithms": {"m": {"algorithm": "mdav"}},
+           "datasets": {"c": {"spec": "census[columns=FEDTAX]"}}}
+    with pytest.raises(UserError, match="datasets.c: metric rld needs key variables"):
+        plan.build(cfg)
+    cfg["datasets"]["c"]["spec"] = "census[columns=AGI+FEDTAX]"
+    assert plan.build(cfg).datasets["c"].metrics == ["rld"]
