@@ -269,3 +269,12 @@ def test_key_variable_metrics_on_a_selection_without_key_variables_are_refused()
         plan.build(cfg)
     cfg["datasets"]["c"]["spec"] = "census[columns=AGI+FEDTAX]"
     assert plan.build(cfg).datasets["c"].metrics == ["rld"]
+
+
+def test_job_stamps_are_written_once_per_job(tmp_path):
+    """common.smk calls write_job_stamps when it reads the workflow (every `snakemake` start)."""
+    built = plan.build({"k": [3], "algorithms": {"mdav": {"algorithm": "mdav"}},
+                        "datasets": {"tarragona": {"spec": "tarragona"}}})
+    stamps = built.write_job_stamps(str(tmp_path / "batches"))
+    assert set(stamps) == {job.name for job in built.jobs}
+    assert all(open(path).read().startswith("plan ") for path in stamps.values())
