@@ -3,7 +3,9 @@
 Built once, here, from a configuration (``config/config.yaml`` and the files like it, keys in
 ``config/README.md``); the Snakemake rules (``workflow/rules/common.smk``) and ``mabench regress``
 only read it. Building it checks everything the schema cannot: plugin names and parameters, metric
-names, cross references between ids, draws of fixed data, and k against each data set's size.
+names, cross references between ids, draws of fixed data, k against each data set's size, and
+what a data set cannot give its algorithms and metrics (weights and strata columns, strata smaller
+than k, key variables).
 
 A cell is (data set id, algorithm id, seed, k). Cells run in batch jobs
 (``mabench batch --plans results/plans.json --job NAME``): a data set's algorithm ids are taken in
