@@ -3,7 +3,9 @@
 Built once, here, from a configuration (``config/config.yaml`` and the files like it, keys in
 ``config/README.md``); the Snakemake rules (``workflow/rules/common.smk``) and ``mabench regress``
 only read it. Building it checks everything the schema cannot: plugin names and parameters, metric
-names, cross references between ids, draws of fixed data, and k against each data set's size.
+names, cross references between ids, draws of fixed data, k against each data set's size, and
+what a data set cannot give its algorithms and metrics (weights and strata columns, strata smaller
+than k, key variables).
 
 A cell is (data set id, algorithm id, seed, k). Cells run in batch jobs
 (``mabench batch --plans results/plans.json --job NAME``): a data set's algorithm ids are taken in
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from mabench import data, discovery
 from mabench.data import fetch
@@ -447,6 +450,8 @@ def _dataset(ds_id, entry, root_seed, default_k, default_metrics, everywhere, al
         if algo_id not in algo_cfg:
             problems.append(f"{where}.algorithms: {algo_id!r} is not an id under `algorithms` "
                             f"(known: {', '.join(algo_cfg)})")
+    if len(problems) == before:
+        problems += _data_problems(ds, algo_cfg)
     if "metrics" in entry:
         try:
             parse_names(",".join(entry["metrics"]))
@@ -469,3 +474,76 @@ def _n_records(ds: DatasetEntry, catalog, generators) -> int | None:
     if ds.kind == "file" and not os.path.exists(ds.file):
         return None
     return int(data.load(ds.spec, 0, missing=True).values.shape[0])  # a run may take missing=available
+
+
+def _data_problems(ds: DatasetEntry, algo_cfg: dict) -> list[str]:
+    """What a data set cannot give its algorithms and metrics, found before any job runs, as a run
+    would find them (``runner.layout_for``, ``data.metric_defaults``): a `sampling_weights` or
+    `strata` column it lacks (a file: read; a catalog set: its listed columns), strata of a file with
+    fewer records than the largest k, and a metric that needs key variables where the data set
+    defines none (the workflow passes no metric options: they come from the data set). Generated
+    sets' columns are known only once drawn: not checked here."""
+    import numpy as np
+
+    from mabench.bench.runner import layout_for
+    from mabench.metrics import REGISTRY, applicable, parse_names
+    from mabench.plugin import split_aggregation
+
+    where = f"datasets.{ds.id}"
+    problems = []
+    for algo_id in ds.algorithms if ds.kind in ("file", "fetched") else ():
+        entry = algo_cfg[algo_id]
+        params = {str(k): str(v) for k, v in (entry.get("params") or {}).items()}
+        try:
+            _, agg = split_aggregation(discovery.algorithm(entry["algorithm"]).resolve(params))
+        except UserError:
+            continue  # reported under algorithms.<id>
+        if not (agg["sampling_weights"] or agg["strata"]):
+            continue
+        strata = tuple(c.strip() for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip())
+        try:
+            if ds.kind == "file":
+                source = data.load(ds.spec, 0, aside=strata, missing=True)
+            else:
+                source = _catalog_columns(ds)
+            _, layout = layout_for(source, agg, source.aside or None)
+        except UserError as exc:
+            problems.append(f"{where} with algorithms.{algo_id}: {exc}; fix the column name in "
+                            f"algorithms.{algo_id}.params or give {algo_id} only data sets that have it")
+            continue
+        ks = [k for k in ds.k if entry.get("k") is None or k in entry["k"]]
+        if layout.strata is not None and layout.strata.size and ks:
+            sizes = np.bincount(layout.strata)
+            if int(sizes.min()) < max(ks):
+                s = int(np.argmin(sizes))
+                problems.append(
+                    f"{where} with algorithms.{algo_id}: strata={agg['strata']} makes {sizes.size} strata and "
+                    f"stratum {layout.stratum_names[s]} has {int(sizes[s])} record(s), fewer than k={max(ks)}; "
+                    "stratify by a column with few values (a category, not a measurement) or lower k")
+    try:
+        names = parse_names(",".join(ds.metrics))
+    except UserError:
+        names = []  # reported as the metrics' own problem
+    keyed = [m for m in names if REGISTRY[m].needs_key_variables]
+    if keyed:
+        if ds.kind in ("file", "fetched"):  # a file is named by its stem; both with their selected columns
+            source = data.load(ds.spec, 0, missing=True) if ds.kind == "file" else _catalog_columns(ds)
+            options = data.metric_defaults(source.name, source.columns)
+        else:
+            options = data.metric_defaults(ds.name or data.parse_spec(ds.spec)[0])
+        lacking = [m for m in keyed if m not in applicable(options)]
+        if lacking:
+            problems.append(f"{where}: metric {lacking[0]} needs key variables and {ds.spec!r} defines none (the "
+                            f"workflow passes no metric options); remove {lacking[0]} from {where}.metrics or the "
+                            "top-level `metrics`, or use a data set that names key variables (e.g. census)")
+    return problems
+
+
+def _catalog_columns(ds: DatasetEntry):
+    """A catalog data set with no records and its listed columns, selection applied: what a run's
+    columns will be, known without fetching the data."""
+    import numpy as np
+
+    columns = list(fetch.catalog()[ds.name]["columns"])
+    empty = data.Dataset(ds.name, np.empty((0, len(columns))), columns, {}, 0, {})
+    return data.select_columns(empty, data.split_selection(ds.spec, data.parse_spec(ds.spec)[1])[1], ds.spec)

@@ -77,8 +77,29 @@ def test_snakemake_dry_run_fails_with_one_line(tmp_path, case):
                            str(tmp_path), "--configfile", str(bad), "-n"], capture_output=True, text=True,
                           timeout=safety_net(300), env=env)
     out = proc.stdout + proc.stderr
-    assert proc.returncode != 0
+    assert proc.returncode == 2, out[-3000:]
     lines = [line for line in out.splitlines() if needle in line]
     assert len(lines) == 1, out[-3000:]
-    assert len(out.splitlines()) < 12, out[-3000:]  # not the schema dump
+    assert len(proc.stderr.strip().splitlines()) == 1, out[-3000:]  # no Snakemake frames, not the schema dump
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.slow
+def test_a_plan_error_in_snakemake_dry_run_is_one_line_with_status_2(tmp_path):
+    """F15: what the plan refuses (here a weights column the user's CSV lacks) is one line on stderr,
+    no Snakemake frames, status 2, nothing written."""
+    data = tmp_path / "u.csv"
+    data.write_text("a,b\n" + "".join(f"{i},{i % 3}\n" for i in range(8)))
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({"k": [3], "algorithms": {"m": {"algorithm": "mdav",
+                                                                  "params": {"sampling_weights": "nope"}}},
+                                   "datasets": {"u": {"spec": str(data)}}}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SNAKEMAKE_")}
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory",
+                           str(tmp_path), "--configfile", str(bad), "-n"], capture_output=True, text=True,
+                          timeout=safety_net(300), env=env)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "sampling-weights column 'nope'" in lines[0], proc.stderr[-3000:]
+    assert "File " not in proc.stderr
     assert not (tmp_path / "results").exists()

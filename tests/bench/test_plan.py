@@ -210,3 +210,71 @@ def test_filling_defaults_leaves_the_given_configuration_alone():
     filled = config.with_defaults(given)
     assert "root_seed" not in given and "params" not in given["algorithms"]["mdav"]
     assert filled["root_seed"] == 20261122 and filled["datasets"]["t"]["draws"] == 1
+
+
+def _on_file(tmp_path, params=None, metrics=None, k=(3,)):
+    """A configuration of one mdav id on a small user CSV: a measurement `a` (every value once),
+    a category `reg` (two strata of 10) and weights `w`."""
+    path = tmp_path / "survey.csv"
+    path.write_text("a,b,reg,w\n" + "".join(f"{i * 1.5},{i % 7},{i % 2},{1 + i % 3}\n" for i in range(20)))
+    cfg = {"k": list(k), "algorithms": {"m": {"algorithm": "mdav", "params": params or {}}},
+           "datasets": {"survey": {"spec": str(path)}}}
+    if metrics:
+        cfg["metrics"] = metrics
+    return cfg
+
+
+@pytest.mark.parametrize("params, metrics, k, needles", [
+    ({"sampling_weights": "nope"}, None, (3,),
+     ["datasets.survey with algorithms.m", "sampling-weights column 'nope'", "fix the column name"]),
+    ({"strata": "nope"}, None, (3,), ["datasets.survey with algorithms.m", "strata column 'nope'"]),
+    ({"strata": "a"}, None, (3,), ["strata=a makes 20 strata", "1 record(s), fewer than k=3", "lower k"]),
+    ({"strata": "reg"}, None, (3, 11), ["strata=reg makes 2 strata", "10 record(s), fewer than k=11"]),
+    ({}, ["il", "rld"], (3,), ["datasets.survey: metric rld needs key variables", "remove rld"]),
+], ids=["weights-missing", "strata-missing", "strata-continuous", "strata-below-k", "rld-on-a-file"])
+def test_what_a_file_data_set_cannot_give_is_refused_by_the_plan(tmp_path, params, metrics, k, needles):
+    with pytest.raises(UserError) as err:
+        plan.build(_on_file(tmp_path, params, metrics, k))
+    message = str(err.value)
+    assert "\n" not in message and all(n in message for n in needles), message
+
+
+def test_a_file_that_has_the_weights_and_strata_passes(tmp_path):
+    built = plan.build(_on_file(tmp_path, {"strata": "reg", "sampling_weights": "w"}, ["il"], (3, 10)))
+    assert len(built.cells) == 2
+
+
+def test_key_variable_metrics_pass_where_the_data_set_names_key_variables():
+    cfg = {"k": [3], "metrics": ["il", "rld"], "algorithms": {"m": {"algorithm": "mdav"}},
+           "datasets": {"census": {"spec": "census"}}}
+    assert plan.build(cfg).datasets["census"].metrics == ["il", "rld"]
+
+
+@pytest.mark.parametrize("params, needle", [
+    ({"sampling_weights": "nope"}, "sampling-weights column 'nope'"),
+    ({"strata": "nope"}, "strata column 'nope'"),
+], ids=["weights", "strata"])
+def test_a_catalog_set_without_the_column_is_refused_by_the_plan(params, needle):
+    cfg = {"k": [3], "algorithms": {"m": {"algorithm": "mdav", "params": params}},
+           "datasets": {"tarragona": {"spec": "tarragona"}}}
+    with pytest.raises(UserError, match=f"datasets.tarragona with algorithms.m: {needle}"):
+        plan.build(cfg)
+
+
+def test_key_variable_metrics_on_a_selection_without_key_variables_are_refused():
+    """A catalog selection that drops every key variable defines none (data.metric_defaults, as a run)."""
+    cfg = {"k": [3], "metrics": ["rld"], "algorithms": {"m": {"algorithm": "mdav"}},
+           "datasets": {"c": {"spec": "census[columns=FEDTAX]"}}}
+    with pytest.raises(UserError, match="datasets.c: metric rld needs key variables"):
+        plan.build(cfg)
+    cfg["datasets"]["c"]["spec"] = "census[columns=AGI+FEDTAX]"
+    assert plan.build(cfg).datasets["c"].metrics == ["rld"]
+
+
+def test_job_stamps_are_written_once_per_job(tmp_path):
+    """common.smk calls write_job_stamps when it reads the workflow (every `snakemake` start)."""
+    built = plan.build({"k": [3], "algorithms": {"mdav": {"algorithm": "mdav"}},
+                        "datasets": {"tarragona": {"spec": "tarragona"}}})
+    stamps = built.write_job_stamps(str(tmp_path / "batches"))
+    assert set(stamps) == {job.name for job in built.jobs}
+    assert all(open(path).read().startswith("plan ") for path in stamps.values())

@@ -16,14 +16,18 @@ from snakemake.exceptions import WorkflowError
 
 from mabench.bench import config as mabench_config
 from mabench.bench import plan as mabench_plan
+from mabench.errors import UserError
 
 
-# extends resolved (config/full.yaml names only what it adds), checked, the schema's defaults filled in
-mabench_config.prepare(config, workflow.configfiles)
+# extends resolved (config/full.yaml names only what it adds), checked, the schema's defaults filled in;
+# then the plan. A configuration error is the user's input error: one line on stderr and exit status 2,
+# as for the commands (Snakemake would print the exception with its frames).
 try:
+    mabench_config.prepare(config, workflow.configfiles)
     PLAN = mabench_plan.build(config)
-except mabench_plan.ConfigError as exc:
-    raise WorkflowError("Invalid workflow configuration:\n  " + "\n  ".join(exc.problems))
+except UserError as exc:
+    print(f"mabench: {exc}", file=sys.stderr)
+    sys.exit(2)
 
 
 # Rules call `mabench` by name: the command installed beside the Python running Snakemake comes
