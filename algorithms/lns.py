@@ -35,8 +35,11 @@ def _start(Z, k, params, rng):
 def run(Z, k, params, rng):
     top = L.region_limit(k)  # large k: two-group regions split by enumeration
     rmax = int(params["region"]) or L.default_region(k)
-    if not 2 * k <= rmax <= top:
-        raise UserError(f"lns region={rmax} must lie in [2k, {top}] = [{2 * k}, {top}] for k={k}")
+    if params["region"] and not 2 * k <= rmax <= top:
+        fix = "give one in that range or drop region= for the default" if 2 * k <= top else \
+            f"no region holds two groups at k={k}; drop region= (the default then keeps the start partition)"
+        raise UserError(f"lns region={rmax} (your setting) must lie in [2k, {top}] = [{2 * k}, {top}] for k={k}; {fix}")
+    regions = 2 * k <= rmax  # default region at k >= 12: no two groups fit, the region descent is skipped
     kmax = 2 * k - 1
     labels = _start(Z, k, params, rng)
     if np.bincount(labels).max() > kmax:
@@ -47,7 +50,7 @@ def run(Z, k, params, rng):
     tr.add(st.sse)
     scratch = L.scratch(Z.shape[1], min(rmax, L.RMAX))
     deadline = tr.start + params["budget"] if params["budget"] > 0 else None
-    changes = search.lns_descent(st, rng, rmax, scratch, tr, deadline)
+    changes = search.lns_descent(st, rng, rmax, scratch, tr, deadline) if regions else 0
     done = 0
     if params["restarts"] or params["budget"] > 0:
         touched_now = []
@@ -57,7 +60,8 @@ def run(Z, k, params, rng):
             touched_now[:] = [touched]
 
         def improve(s):  # the regions around the perturbed records only (a full pass costs c regions)
-            search.lns_descent(s, rng, rmax, scratch, None, deadline, seeds=touched_now[0])
+            if regions:
+                    search.lns_descent(s, rng, rmax, scratch, None, deadline, seeds=touched_now[0])
 
         remaining = 0.0 if deadline is None else max(1e-9, deadline - time.perf_counter())
         _, _, done = search.iterate(st, improve, params["restarts"], remaining, params["perturb"],
@@ -79,9 +83,11 @@ ALGORITHM = Algorithm(
     params={
         "init": Param("mdav", "algorithm whose partition is improved (any constructive plugin)"),
         "init_params": Param("tail=2k", "parameters of init, ';'-separated"),
-        "start": Param("", "optional partition file (CSV, header `group`) to start from instead of init"),
-        "region": Param(0, "records per region (0 = min(16, 4k) for k ≤ 4, min(16, 3k) for k ≤ 8, 22 beyond); "
-                           "at most 16, or 22 when 2k > 16 (two-group regions)", min=0, max=22),
+        "start": Param("", "optional partition file (CSV, header `group`) to start from instead of init",
+                       sized=True),
+        "region": Param(0, "records per region (0 = min(16, 4k) for k ≤ 4, min(16, 3k) for k ≤ 8, 22 for "
+                           "k ≤ 11; at k ≥ 12 no region of two groups fits and the default skips the region "
+                           "descent); at most 16, or 22 when 2k > 16 (two-group regions)", min=0, max=22),
         "neighbours": Param(8, "perturbation and the seeded descent use this many nearest groups", min=1),
         "restarts": Param(0, "random-perturbation restarts after the first descent; 0 = none", min=0),
         "perturb": Param(20, "at most this many records are perturbed per restart", min=1),

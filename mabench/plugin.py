@@ -41,6 +41,8 @@ class Param:
     min: float | None = None
     max: float | None = None
     above: bool = False
+    sized: bool = False  # the value is about the data (e.g. a partition file of n labels): the warm-up's
+    #                      tiny problem runs with the default instead
 
     def parse(self, owner: str, name: str, raw: Any) -> Any:
         kind = type(self.default)

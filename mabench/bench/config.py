@@ -8,8 +8,8 @@ calls on Snakemake's configuration. Both run :func:`check_config`, whose problem
 `snakemake -n` with one line, before any job: duplicate keys in the YAML files (YAML keeps the last
 one silently), the schema (one line naming the offending key), every plugin parameter against its
 declared range, column selections of catalog data sets, univariate methods on multivariate data,
-and the cost of generated data (n·d·8 bytes); the plan (:func:`mabench.bench.plan.build`) checks
-what needs the plugins and the data (k against n, ids).
+and the cost of generated data (n·d·8 bytes per draw, and all draws of a data set together); the
+plan (:func:`mabench.bench.plan.build`) checks what needs the plugins and the data (k against n, ids).
 """
 
 from __future__ import annotations
@@ -51,6 +51,9 @@ def read_config_text(path, what: str = "config") -> str:
 # One draw of a generated data set must fit in memory several times over (values, z-scores,
 # a partition's working arrays): refuse a configuration whose draw alone needs more than this.
 MAX_DRAW_BYTES = 2 * 1024**3
+# All draws of one generated data set are prepared (written as data files) before any cell runs: their
+# n*d*8 bytes together must fit a working disk, or the workflow fails hours in with the disk full.
+MAX_PREPARED_BYTES = 64 * 1024**3
 
 
 def _no_duplicate_keys(path: str) -> None:
@@ -163,6 +166,10 @@ def _dataset_problems(ds_id: str, entry: dict, algorithms: dict) -> list[str]:
         if n and d and n * d * 8 > MAX_DRAW_BYTES:
             return [f"{where}: {spec!r} needs n*d*8 = {n * d * 8 / 1024**3:.1f} GiB per draw (limit "
                     f"{MAX_DRAW_BYTES / 1024**3:.0f} GiB); choose a smaller n or d"]
+        draws = int(entry.get("draws") or 1)
+        if n and d and draws * n * d * 8 > MAX_PREPARED_BYTES:
+            return [f"{where}: {spec!r} x {draws} draws needs {draws * n * d * 8 / 1024**3:.1f} GiB of prepared "
+                    f"data (limit {MAX_PREPARED_BYTES / 1024**3:.0f} GiB); choose fewer draws or a smaller n"]
         if selection:
             d = None  # generated column names are known only once drawn
     else:

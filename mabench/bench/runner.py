@@ -199,6 +199,8 @@ def _warm_up(algo, k: int, d: int, params: dict, n: int = 0) -> None:
     kernels' one- or two-thread specialization that n will run."""
     from mabench.kernels.spatial.treegroups import sized_as, use_tree
 
+    params = {name: algo.params[name].default if name in algo.params and algo.params[name].sized else value
+              for name, value in params.items()}
     if params.get("index") == "auto":
         params = {**params, "index": "tree" if use_tree("auto", n, d) else "scan"}
     tiny = np.ascontiguousarray(np.random.default_rng(0).standard_normal((3 * k + 1, d)))

@@ -81,6 +81,12 @@ def cmd_bound(args) -> None:
     from mabench.optimum import bounds
 
     finite("--budget", args.budget, 0, strict=True, high=1e7)
+    if args.store:
+        from mabench.data import fetch
+
+        if args.dataset not in fetch.catalog():  # the tracked registry covers the catalog data sets only
+            raise UserError(f"bound --store: {args.dataset!r} is not a catalog data set "
+                            f"({', '.join(sorted(fetch.catalog()))}); the registry holds only those, drop --store")
     start = bounds.registry_start(args.dataset, args.dir) if args.method in ("lp", "tail") else None
     records = bounds.compute(args.dataset, parse_ks(args.k), args.seed, method=args.method, budget=args.budget,
                              start=start)

@@ -34,7 +34,9 @@ def _z(spec: str, seed: int):
     from mabench.data.standardize import zscore
 
     ds = data.load(spec, seed)
-    return np.ascontiguousarray(zscore(ds.values, ds.columns), dtype=np.float64)
+    # a file is named as `run` names it (its base name, ./tarragona for a file named like a catalog set)
+    name = ds.spec if data.looks_like_path(spec) else spec
+    return np.ascontiguousarray(zscore(ds.values, ds.columns), dtype=np.float64), name
 
 
 def compute(spec: str, ks, seed: int = 0, Z=None, method: str = "pair", budget: float = 120.0,
@@ -48,7 +50,8 @@ def compute(spec: str, ks, seed: int = 0, Z=None, method: str = "pair", budget: 
 
     if method not in METHODS:
         raise UserError(f"bound: --method {method!r} must be one of {', '.join(METHODS)}")
-    Z = _z(spec, seed) if Z is None else Z
+    if Z is None:
+        Z, spec = _z(spec, seed)
     n = Z.shape[0]
     if n > MAX_N:
         raise UserError(f"bound: {spec!r} has {n} records; the bound handles at most {MAX_N} (O(n²) work)")

@@ -213,7 +213,7 @@ def test_regress_skips_a_setting_at_a_k_it_does_not_apply_to(tmp_path):
     proc = mabench("regress", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "r.csv"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert pd.read_csv(tmp_path / "r.csv")["k"].tolist() == [3]
-    assert "tarragona lns_r12 k=10: not applicable (lns region=12 must lie in" in proc.stderr
+    assert "tarragona lns_r12 k=10: not applicable (lns region=12 (your setting) must lie in" in proc.stderr
     # an id's own k list is what the check runs where it has one: nothing is attempted outside it
     config["algorithms"]["lns_r12"]["k"] = [3]
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))

@@ -37,6 +37,9 @@ BAD = {
     "draws-1e8": (_with(datasets={"u": {"spec": "uniform[n=60,d=2]", "draws": 100_000_000}}),
                   "greater than the maximum of 1000"),
     "draw-too-big": (_with(datasets={"u": {"spec": "uniform[n=100000000,d=5000]"}}), "GiB per draw"),
+    "draws-too-big-together": (_with(datasets={"u": {"spec": "uniform[n=100000000,d=2]", "draws": 1000}}),
+                               "datasets.u: 'uniform[n=100000000,d=2]' x 1000 draws needs 1490.1 GiB of prepared "
+                               "data (limit 64 GiB); choose fewer draws or a smaller n"),
     "d-too-wide": (_with(datasets={"u": {"spec": "dtree[n=2,d=100000000]"}}), "out of range"),
     "unknown-key": (_with(colour="blue"), "'colour' was unexpected"),
     "sim1-n0": (_with(datasets={"s": {"spec": "sim1[n=0]"}}), "n=0 is out of range"),
@@ -50,6 +53,10 @@ def test_invalid_configurations_are_one_line(case):
         check_config(cfg, (), str(SCHEMA))
     message = str(err.value)
     assert needle in message and "\n" not in message, message
+
+
+def test_many_draws_that_fit_together_pass():
+    check_config(_with(datasets={"u": {"spec": "uniform[n=1000000,d=2]", "draws": 1000}}), (), str(SCHEMA))
 
 
 def test_the_shipped_configurations_pass():

@@ -127,3 +127,42 @@ def test_cli_bound(tmp_path):
     covered = [json.loads(x) for x in cover.stdout.splitlines()]
     assert [x["method"] for x in covered] == ["cover", "cover"]
     assert all(c["il_bound"] >= p["il_bound"] - 1e-9 for c, p in zip(covered, lines))
+
+
+def _bound_lines(capsys, *args):
+    import json
+
+    from support import main_in_process
+
+    proc = main_in_process(capsys, "bound", *args)
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(x) for x in proc.stdout.splitlines()]
+
+
+def test_bound_names_a_file_as_run_does(tmp_path, monkeypatch, capsys):
+    """A file data set is named by the loader's rule (its base name; ./tarragona for a file named like
+    a catalog set), the name `run` writes, not the path as typed."""
+    rng = np.random.default_rng(2)
+    (tmp_path / "sub").mkdir()
+    frame = pd.DataFrame(rng.normal(size=(20, 2)), columns=["a", "b"])
+    frame.to_csv(tmp_path / "sub" / "d.csv", index=False)
+    frame.to_csv(tmp_path / "tarragona", index=False)
+    monkeypatch.chdir(tmp_path)
+    assert _bound_lines(capsys, "sub/d.csv", "-k", "3")[0]["dataset"] == "d.csv"
+    assert _bound_lines(capsys, "./tarragona", "-k", "3")[0]["dataset"] == "./tarragona"
+    from support import main_in_process
+
+    run = main_in_process(capsys, "run", "mdav", "sub/d.csv", "-k", "3")
+    assert run.returncode == 0 and "d.csv" in run.stdout and "sub/d.csv" not in run.stdout, run.stdout
+
+
+def test_bound_store_refuses_anything_but_a_catalog_data_set(tmp_path, monkeypatch, capsys):
+    from support import main_in_process
+
+    pd.DataFrame(np.random.default_rng(4).normal(size=(20, 2)), columns=["a", "b"]).to_csv(tmp_path / "d.csv",
+                                                                                           index=False)
+    monkeypatch.chdir(tmp_path)
+    for spec in ("d.csv", "uniform[n=30,d=2]"):
+        assert_user_error(main_in_process(capsys, "bound", spec, "-k", "3", "--store", "--dir", "reg"),
+                          f"bound --store: {spec!r} is not a catalog data set", "drop --store")
+    assert not (tmp_path / "reg").exists()
