@@ -14,3 +14,8 @@ class UserError(ValueError):
 
     def __init__(self, message: str):
         super().__init__(" ".join(str(message).split()))
+
+
+class PluginContractError(UserError):
+    """A plugin broke its contract (labels that are not whole numbers, info that is not JSON, writing into
+    its input, ending the process): bad input to the engine, one line naming the plugin (exit 2)."""

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mabench.errors import UserError
+from mabench.errors import PluginContractError, UserError
 
 
 # Size limits of generated data (declared as the n and d ranges of the generators): d is capped on its
@@ -192,10 +192,10 @@ def call_run(algo, z, k: int, params: dict, rng, raw=None):
     except ValueError as exc:
         if "read-only" not in str(exc):
             raise
-        raise UserError(f"algorithm {algo.name} writes into its input array ({exc}); a plugin must leave Z "
+        raise PluginContractError(f"algorithm {algo.name} writes into its input array ({exc}); a plugin must leave Z "
                         "unchanged: work on a copy (Z = Z.copy())") from None
     except SystemExit as exc:
-        raise UserError(f"algorithm {algo.name} called sys.exit({exc.code!r}) instead of returning labels; "
+        raise PluginContractError(f"algorithm {algo.name} called sys.exit({exc.code!r}) instead of returning labels; "
                         "a plugin returns its partition, or raises an exception") from None
 
 
@@ -209,15 +209,15 @@ def split_output(out, who: str = "algorithm") -> tuple[np.ndarray, dict]:
     info: dict = {}
     if isinstance(out, tuple):
         if len(out) != 2:
-            raise UserError(f"{who} returned a tuple of {len(out)} items; run() returns labels or (labels, info)")
+            raise PluginContractError(f"{who} returned a tuple of {len(out)} items; run() returns labels or (labels, info)")
         out, info = out
         if info is not None and not isinstance(info, dict):
-            raise UserError(f"{who} returned info of type {type(info).__name__}; it must be a dict of JSON values")
+            raise PluginContractError(f"{who} returned info of type {type(info).__name__}; it must be a dict of JSON values")
         info = dict(info or {})
         try:
             json.dumps(info, allow_nan=False)
         except (TypeError, ValueError) as exc:
-            raise UserError(f"{who} returned info that is not strict JSON ({exc}); give finite numbers, text, "
+            raise PluginContractError(f"{who} returned info that is not strict JSON ({exc}); give finite numbers, text, "
                             "lists and dicts only") from None
     return integer_labels(out, who), info
 
@@ -227,21 +227,23 @@ def integer_labels(raw, who: str) -> np.ndarray:
     try:
         labels = np.asarray(raw)
     except (TypeError, ValueError) as exc:
-        raise UserError(f"{who} returned labels that are not an array ({exc}); return one integer per record") from None
+        raise PluginContractError(f"{who} returned labels that are not an array ({exc}); return one integer per record") from None
     kind = labels.dtype.kind
     if kind in "iu":
         if kind == "u" and labels.size and labels.max() > INT64_MAX:
-            raise UserError(f"{who} returned label {labels.max()} beyond int64; number the groups 0..g-1")
+            raise PluginContractError(f"{who} returned label {labels.max()} beyond int64; number the groups 0..g-1")
         return labels.astype(np.int64, copy=False)
     if kind != "f":
-        raise UserError(f"{who} returned labels of type {labels.dtype}; return integer labels (one per record)")
+        raise PluginContractError(f"{who} returned labels of type {labels.dtype}; return integer labels (one per record)")
     with np.errstate(invalid="ignore"):
         bad = ~np.isfinite(labels) | (labels != np.trunc(labels)) | (np.abs(labels) > 2.0**62)
     if bad.any():
         where = np.argwhere(bad)[0]
         at = ", ".join(str(int(i)) for i in where)
-        raise UserError(f"{who} returned label {labels[tuple(where)].item()!r} at labels[{at}]; labels must be whole "
-                        "numbers (a cast to integers would merge groups)")
+        value = labels[tuple(where)].item()
+        what = "is NaN" if value != value else "is not a whole number"
+        raise PluginContractError(f"{who} returned label {value!r} at labels[{at}], which {what}; labels must be "
+                                  "whole numbers (a cast to integers would merge groups)")
     return labels.astype(np.int64)
 
 
@@ -269,10 +271,14 @@ AGGREGATION = {
 }
 
 
-def split_aggregation(resolved: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(the plugin's own parameters, the aggregation parameters with their defaults filled in)."""
-    own = {k: v for k, v in resolved.items() if k not in AGGREGATION}
-    agg = {name: resolved.get(name, p.default) for name, p in AGGREGATION.items()}
+def split_aggregation(resolved: dict[str, Any], declared=()) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the plugin's own parameters, the aggregation parameters with their defaults filled in).
+
+    ``declared``: the plugin's own parameter names. A plugin parameter that shares an aggregation
+    parameter's name is the plugin's (as in :meth:`Algorithm.resolve`): ps's ``fill`` (how a seed's
+    companions are chosen) is not ``fill`` of missing values, which keeps its default there."""
+    own = {k: v for k, v in resolved.items() if k not in AGGREGATION or k in declared}
+    agg = {name: (p.default if name in declared else resolved.get(name, p.default)) for name, p in AGGREGATION.items()}
     return own, agg
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mabench.errors import UserError
+from mabench.errors import PluginContractError, UserError
 from mabench.plugin import Algorithm
 
 DEFAULT_KS = (2, 3, 5)
@@ -141,7 +141,7 @@ def check_plugin(plugin, ks=DEFAULT_KS, memory: bool = False) -> list[str]:
         params = algo.resolve(given)
         from mabench.plugin import split_aggregation
 
-        own, _ = split_aggregation(params)
+        own, _ = split_aggregation(params, algo.params)
         shown = f" params {given}" if given else ""
         for case in cases():
             n, d = case.values.shape
@@ -153,6 +153,10 @@ def check_plugin(plugin, ks=DEFAULT_KS, memory: bool = False) -> list[str]:
                 where = f"on {case.name} data ({n}x{d}) k={k}{shown}"
                 try:
                     first = _run(algo, case.values, k, own, 0)
+                except PluginContractError as exc:  # the engine refuses what the plugin returned or did
+                    fail("input" if "input array" in str(exc) else "partition", f"invalid partition {where}: "
+                         f"{_one_line(exc)}")
+                    continue
                 except UserError:
                     continue  # a refusal of data it cannot handle is allowed
                 except _Problem as exc:
@@ -241,6 +245,10 @@ def _check_memory(algo: Algorithm, k: int) -> list[str]:
         f"algo = testing.load({str(_source(algo))!r})\n"
         f"values = np.random.default_rng(0).standard_normal(({n}, {d}))\n"
         f"testing._run(algo, values[:{4 * k}], {k}, algo.resolve({{}}), 0)\n"  # imports and compiles first
+        # ... and the kernels of the size being measured (index=auto takes the k-d tree at 10^5 records)
+        "from mabench.bench.runner import _warm_up\n"
+        "from mabench.plugin import split_aggregation\n"
+        f"_warm_up(algo, {k}, {d}, split_aggregation(algo.resolve({{}}), algo.params)[0], {n})\n"
         "before = peak_rss_mb()\n"
         f"testing._run(algo, values, {k}, algo.resolve({{}}), 0)\n"
         "print(json.dumps({'grew_mb': peak_rss_mb() - before}))\n"

@@ -495,7 +495,8 @@ def _data_problems(ds: DatasetEntry, algo_cfg: dict) -> list[str]:
         entry = algo_cfg[algo_id]
         params = {str(k): str(v) for k, v in (entry.get("params") or {}).items()}
         try:
-            _, agg = split_aggregation(discovery.algorithm(entry["algorithm"]).resolve(params))
+            algo = discovery.algorithm(entry["algorithm"])
+            _, agg = split_aggregation(algo.resolve(params), algo.params)
         except UserError:
             continue  # reported under algorithms.<id>
         if not (agg["sampling_weights"] or agg["strata"]):

@@ -256,7 +256,7 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
     if not ks:
         raise UserError("no k given; give e.g. -k 3 or -k 3,4,5,10")
     seed = check_seed(seed)
-    _, agg = split_aggregation(resolved)
+    _, agg = split_aggregation(resolved, algo.params)
     strata = [c for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
     progress.start(f"loading {dataset}")
     kw = {"missing": True} if agg["missing"] == "available" else {}
@@ -274,7 +274,7 @@ def compile_kernels(algorithm: str, dataset: str, ks: Iterable[int], seed: int =
     ``warmed``: what was already compiled in this process (skipped; updated); ``load``: the data
     loader (default ``data.load``; a caching one when many runs share a file)."""
     algo = discovery.algorithm(algorithm)
-    own, agg = split_aggregation(algo.resolve(params or {}))
+    own, agg = split_aggregation(algo.resolve(params or {}), algo.params)
     strata = [c for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
     kw = {"missing": True} if agg["missing"] == "available" else {}
     ds, _ = layout_for((load or data.load)(dataset, check_seed(seed), aside=tuple(strata), **kw), agg, None)
@@ -299,7 +299,7 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
     ``notice``: say on stderr when compiling takes a while (the API; the CLI shows its progress
     instead, and its stderr stays empty on success)."""
     progress = progress or NULL
-    own, agg = split_aggregation(resolved)
+    own, agg = split_aggregation(resolved, algo.params)
     source = ds
     ds, layout = layout_for(ds, agg, extra)
     n, d = ds.values.shape
@@ -396,7 +396,7 @@ def _join_strata(parts: list, shape: tuple) -> np.ndarray:
 def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: Layout | None = None,
           progress: Progress = NULL, spread: Spread = SERIAL) -> CellResult:
     n, d = z.shape
-    own, _ = split_aggregation(resolved)
+    own, _ = split_aggregation(resolved, algo.params)
     layout = layout or Layout()
     x_in = z if x_in is None else x_in
     raw = np.ascontiguousarray(ds.values, dtype=np.float64)

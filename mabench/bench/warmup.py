@@ -26,7 +26,7 @@ def warm(algorithms: list[str], metrics=("il",), k: int = 3) -> list[str]:
     done = []
     for name in algorithms:
         algo = discovery.algorithm(name)
-        own, _ = split_aggregation(algo.resolve({}))
+        own, _ = split_aggregation(algo.resolve({}), algo.params)
         paths = [("", own, 0)]
         if "index" in algo.params:
             paths = [(f"[index={index}]", {**own, "index": index}, n)

@@ -46,7 +46,7 @@ BROKEN = {
     "group over bound": ("def run(Z, k, params, rng):\n    labels = good(Z, k)\n    labels[labels == 1] = 0\n"
                          "    return np.unique(labels, return_inverse=True)[1]\n", {"bound": "k + 1"}, "> "),
     "input changed": ("def run(Z, k, params, rng):\n    Z[:, 0] *= 0.001\n    return good(Z, k)\n", {},
-                      "changes its input array in place"),
+                      "writes into its input array"),
 }
 
 
@@ -107,6 +107,14 @@ HEAVY = {"icsm", "ls", "lns", "omma", "rmd", "mcdpca", "clustmcdpca", "iamat", "
 # lns consumes its rng (a pass visits the groups in a random order) but declares deterministic=True:
 # a defect `mabench check` found, left for its owner (changing the flag changes the workflow's draws).
 KNOWN = {"lns": "declares deterministic=True but its labels depend on the seed"}
+# Seeded methods whose seed no longer shows on the check's data (strict: they start failing the day a
+# seed shows, or the flag changes): R's CLARA draws its samples without the seed (clustpca, clustpppca,
+# influence with the default clustermethod=clara), and the own FastMCD's 500 random starts reach the
+# same h-subset from every seed on 300 normal records (rmd, mcdpca, clustmcdpca). Their
+# deterministic=False flags decide how many draws the workflow runs; which they should declare is open.
+SEED_NOT_SHOWN = "declares deterministic=False but no seed changes its labels on the check's data"
+KNOWN.update({name: SEED_NOT_SHOWN for name in ("clustpca", "clustpppca", "influence", "rmd", "mcdpca",
+                                                "clustmcdpca")})
 
 
 def _builtins():
