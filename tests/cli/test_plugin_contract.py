@@ -57,7 +57,8 @@ def _forget() -> None:
     """Load the plugins afresh: each test writes its own file under the same name."""
     for name in [m for m in sys.modules if m.startswith("mabench_user_plugins.")]:
         del sys.modules[name]
-    discovery.algorithms.cache_clear()
+    discovery._algorithms.cache_clear()
+    discovery._generators.cache_clear()
 
 
 def _left(folder) -> list[str]:
