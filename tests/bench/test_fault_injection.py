@@ -94,7 +94,9 @@ def setup_folder(folder: Path) -> Path:
 
 def tables(folder: Path) -> dict[str, bytes]:
     """Everything the tables stage wrote, plus the deterministic columns of the results table."""
-    out = {str(p.relative_to(folder)): p.read_bytes() for p in sorted((folder / "results" / "tables").rglob("*"))}
+    # the leaderboard shows each cell's measured time and peak memory: results, but not deterministic ones
+    out = {str(p.relative_to(folder)): p.read_bytes() for p in sorted((folder / "results" / "tables").rglob("*"))
+           if not p.name.startswith("leaderboard.")}
     frame = pd.read_parquet(folder / "results" / "results.parquet")
     keep = ["dataset_id", "algo_id", "seed", "k", "n", "n_groups", "min_group", "max_group", "il"]
     out["results"] = frame[keep].to_csv(index=False).encode()

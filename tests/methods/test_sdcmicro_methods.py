@@ -258,6 +258,6 @@ def test_missing_extra_is_one_clear_error(monkeypatch):
     monkeypatch.setattr(importlib, "import_module", lambda name, *a: blocked(name))
     x = np.random.default_rng(0).standard_normal((30, 3))
     with pytest.raises(UserError, match=r"pip install 'mabench\[sdcmicro\]'"):
-        labels_of("influence", x, 3)
-    for method in ("rmd", "mcdpca"):  # the MCD is mabench's own: no extra needed
+        labels_of("influence", x, 3, {"clustermethod": "kmeans"})
+    for method in ("rmd", "mcdpca", "influence"):  # the MCD and R's CLARA are mabench's own: no extra needed
         labels_of(method, x, 3)
