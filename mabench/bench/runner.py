@@ -31,7 +31,7 @@ from mabench import codehash, data, discovery, partition
 from mabench.bench import threads
 from mabench import memory
 from mabench.bench.progress import NULL, Progress
-from mabench.bench.strata import SERIAL, Spread, run_strata
+from mabench.bench.strata import SERIAL, Spread, join_strata, run_strata
 from mabench.bench.compiling import compile_notice
 from mabench.kernels.core.aggregate import aggregate
 from mabench.plugin import AGGREGATION, call_run, format_params, split_aggregation, split_output
@@ -375,22 +375,7 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
         parts.append((rows, part))
         if info:
             infos[name] = info
-    return _join_strata(parts, x_in.shape), ({"strata": infos} if infos else {})
-
-
-def _join_strata(parts: list, shape: tuple) -> np.ndarray:
-    """The strata's partitions as one, labels offset so that groups of different strata never share a
-    label. A per-variable method (labels (n_s, d)) is offset column by column; a stratum kept as one
-    group (fewer than 2k records) is one group in every column."""
-    per_variable = any(part.ndim == 2 for _, part in parts)
-    labels = np.empty((shape[0], shape[1]) if per_variable else shape[0], dtype=np.int64)
-    offset = np.zeros(shape[1] if per_variable else 1, dtype=np.int64)
-    for rows, part in parts:
-        if per_variable and part.ndim == 1:
-            part = np.repeat(part[:, None], shape[1], axis=1)
-        labels[rows] = part + (offset if per_variable else offset[0])
-        offset += part.max(axis=0) + 1 if per_variable else int(part.max()) + 1
-    return labels
+    return join_strata(parts, x_in.shape), ({"strata": infos} if infos else {})
 
 
 def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: Layout | None = None,

@@ -107,3 +107,18 @@ def _on_dask(tasks: list[tuple], scheduler: str | None) -> list:
 def _gather(client, tasks: list[tuple]) -> list:
     futures = [client.submit(stratum_partition, *t, True, pure=False) for t in tasks]
     return client.gather(futures)
+
+
+def join_strata(parts: list, shape: tuple) -> np.ndarray:
+    """The strata's partitions as one, labels offset so that groups of different strata never share a
+    label. A per-variable method (labels (n_s, d)) is offset column by column; a stratum kept as one
+    group (fewer than 2k records) is one group in every column."""
+    per_variable = any(part.ndim == 2 for _, part in parts)
+    labels = np.empty((shape[0], shape[1]) if per_variable else shape[0], dtype=np.int64)
+    offset = np.zeros(shape[1] if per_variable else 1, dtype=np.int64)
+    for rows, part in parts:
+        if per_variable and part.ndim == 1:
+            part = np.repeat(part[:, None], shape[1], axis=1)
+        labels[rows] = part + (offset if per_variable else offset[0])
+        offset += part.max(axis=0) + 1 if per_variable else int(part.max()) + 1
+    return labels
