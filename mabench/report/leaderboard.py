@@ -1,11 +1,15 @@
 """The leaderboard: every method a results table ran, per data set and k, ranked by IL.
 
 One row per (data set, method, k): the metrics the configuration computed (IL, DLD, ID, SI, …; means
-over draws), the algorithm's time and the peak memory, the rank of the method among the methods run on
-that data set at that k (1 = lowest IL; ties share the best rank), and for catalog data sets the gap to
-the best-known partition (registry/best_known: IL − best-known IL, in IL points). Methods from
-``MABENCH_HOME`` (the run records name their file) are marked, so an author finds their own at once.
-Written as ``leaderboard.{md,csv,tex}`` beside the regenerated tables (``mabench tables``).
+over draws), the rank of the method among the methods run on that data set at that k (1 = lowest IL;
+ties share the best rank), and for catalog data sets the gap to the best-known partition
+(registry/best_known: IL − best-known IL, in IL points). Methods from ``MABENCH_HOME`` (the run records
+name their file) are marked, so an author finds their own at once. Written as
+``leaderboard.{md,csv,tex}`` beside the regenerated tables (``mabench tables``).
+
+The algorithm's time and peak memory are measurements, not results: a re-run gives other values. They
+go to ``leaderboard_cost.{md,csv}`` (same rows, same order), so that every other file the tables stage
+writes is byte-identical for the same inputs and seeds.
 """
 
 from __future__ import annotations
@@ -55,28 +59,46 @@ def _num(x, digits: int = 4) -> str:
     return "" if x is None or (isinstance(x, float) and not np.isfinite(x)) or pd.isna(x) else f"{x:.{digits}f}"
 
 
+# What a re-run measures anew (leaderboard_cost), never in the deterministic leaderboard files
+COST = ["seconds", "max_rss_mb"]
+COST_FILES = ("leaderboard_cost.md", "leaderboard_cost.csv")
+
+
+def _row_head(r) -> list[str]:
+    method = f"{r.algo_id}" + (" ★" if r.user else "")
+    return [r.data, str(r.k), "" if pd.isna(getattr(r, "rank", np.nan)) else str(r.rank), method]
+
+
 def _shown(board: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     metrics = [m for m in METRICS if m in board.columns]
-    head = ["data set", "k", "rank", "method", *[m.upper() for m in metrics], "gap to best-known",
-            "seconds", "peak MB", "draws"]
-    rows = []
-    for r in board.itertuples(index=False):
-        method = f"{r.algo_id}" + (" ★" if r.user else "")
-        rows.append([r.data, str(r.k), "" if pd.isna(getattr(r, "rank", np.nan)) else str(r.rank), method,
-                     *[_num(getattr(r, m)) for m in metrics], _num(getattr(r, "gap_best_known", np.nan)),
-                     _num(getattr(r, "seconds", np.nan), 3), _num(getattr(r, "max_rss_mb", np.nan), 0),
-                     str(r.draws)])
+    head = ["data set", "k", "rank", "method", *[m.upper() for m in metrics], "gap to best-known", "draws"]
+    rows = [[*_row_head(r), *[_num(getattr(r, m)) for m in metrics], _num(getattr(r, "gap_best_known", np.nan)),
+             str(r.draws)] for r in board.itertuples(index=False)]
     return head, rows
 
 
+def _table_md(head: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head), *("| " + " | ".join(row) + " |" for row in rows)]
+
+
 def markdown(board: pd.DataFrame) -> str:
-    head, rows = _shown(board)
     lines = ["# Leaderboard", "",
              "Every method this run computed, per data set and k, ranked by IL (1 = lowest; means over draws). "
              "★ = a method from MABENCH_HOME. Gap to best-known: IL − the best-known partition's IL "
-             "(registry/best_known), in IL points.", "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
+             "(registry/best_known), in IL points. Time and memory: [leaderboard_cost.md](leaderboard_cost.md).",
+             "", *_table_md(*_shown(board))]
+    return "\n".join(lines) + "\n"
+
+
+def cost_markdown(board: pd.DataFrame) -> str:
+    """The measured algorithm time (mean over draws) and peak memory (max) of each leaderboard row."""
+    rows = [[*_row_head(r), _num(getattr(r, "seconds", np.nan), 3), _num(getattr(r, "max_rss_mb", np.nan), 0)]
+            for r in board.itertuples(index=False)]
+    lines = ["# Leaderboard: time and memory", "",
+             "Measured in this run on this machine (a re-run measures anew): the algorithm's seconds (mean over "
+             "draws) and the cell's peak resident memory (max over draws). Rows as in "
+             "[leaderboard.md](leaderboard.md).", "",
+             *_table_md(["data set", "k", "rank", "method", "seconds", "peak MB"], rows)]
     return "\n".join(lines) + "\n"
 
 
@@ -91,10 +113,14 @@ def latex(board: pd.DataFrame) -> str:
 
 
 def write(results: pd.DataFrame, out_dir, best_known: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``leaderboard.{md,csv,tex}`` under ``out_dir``; returns the rows."""
+    """``leaderboard.{md,csv,tex}`` and ``leaderboard_cost.{md,csv}`` under ``out_dir``; returns the rows."""
     board = table(results, best_known)
     out_dir = Path(out_dir)
+    cost = [c for c in COST if c in board.columns]
     io.write_text(out_dir / "leaderboard.md", markdown(board))
     io.write_text(out_dir / "leaderboard.tex", latex(board))
-    io.write_text(out_dir / "leaderboard.csv", board.to_csv(index=False, float_format="%.10g"))
+    io.write_text(out_dir / "leaderboard.csv", board.drop(columns=cost).to_csv(index=False, float_format="%.10g"))
+    io.write_text(out_dir / "leaderboard_cost.md", cost_markdown(board))
+    keys = ["data", "algo_id", "k", "rank"] if "rank" in board else ["data", "algo_id", "k"]
+    io.write_text(out_dir / "leaderboard_cost.csv", board[keys + cost].to_csv(index=False, float_format="%.10g"))
     return board

@@ -344,8 +344,8 @@ def write_tables(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None =
 def _write_index(compared, index_rows, out_dir: Path, commit: str) -> None:
     lines = ["# Regenerated tables", "",
              "**[Leaderboard](leaderboard.md)** ([csv](leaderboard.csv), [tex](leaderboard.tex)): every method "
-             "this run computed, ranked by IL per data set and k, with time, memory and the gap to the "
-             "best-known partition.", "",
+             "this run computed, ranked by IL per data set and k, with the gap to the best-known partition; "
+             "its measured time and memory: [leaderboard_cost.md](leaderboard_cost.md).", "",
              f"Every published number in registry/published.csv, recomputed by mabench{' at ' + commit if commit else ''}.",
              "", f"**{class_summary(compared)}**", "", "| Source | Table | " + " | ".join(VERDICT_ORDER) + " | Files |",
              "|---|---|" + "---|" * len(VERDICT_ORDER) + "---|"]

@@ -32,6 +32,19 @@ def test_rows_ranks_means_and_the_gap_to_best_known(tmp_path):
     assert r"pc1cut $\star$" in (tmp_path / "leaderboard.tex").read_text()
 
 
+def test_measured_time_and_memory_are_kept_apart_from_the_deterministic_files(tmp_path):
+    leaderboard.write(_results(), tmp_path)
+    again = _results().assign(seconds=0.9, max_rss_mb=250.0)  # a re-run: same results, other measurements
+    (tmp_path / "again").mkdir()
+    leaderboard.write(again, tmp_path / "again")
+    for name in ("leaderboard.md", "leaderboard.csv", "leaderboard.tex"):
+        assert (tmp_path / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
+    cost = pd.read_csv(tmp_path / "leaderboard_cost.csv")
+    assert list(cost.columns) == ["data", "algo_id", "k", "rank", "seconds", "max_rss_mb"]
+    assert list(cost["algo_id"]) == ["cbfs", "mdav", "pc1cut"] and (cost["max_rss_mb"] == 101.0).all()
+    assert "| tarragona | 3 | 3 | pc1cut ★ | 0.500 | 101 |" in (tmp_path / "leaderboard_cost.md").read_text()
+
+
 def test_data_sets_without_a_best_known_partition_have_no_gap(tmp_path):
     frame = _results().assign(dataset="sim1", dataset_params="n=60")
     board = leaderboard.table(frame, pd.DataFrame([{"dataset": "tarragona", "k": 3, "il": 14.5}]))
