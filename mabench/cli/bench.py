@@ -7,7 +7,7 @@ of the data, the strata and weights columns, the same seeds: one for a determini
 ``--seeds`` draws of a randomized one) and runs its cells with the workflow's cell cache (``DIR/cache``,
 keyed by the file's bytes and exactly the code of each cell: :mod:`mabench.bench.batch`). It writes
 
-* ``DIR/cells/<data>/<method>/seed<S>/k<K>.{json,csv}`` — each cell's record and partition;
+* ``DIR/cells/<data id>/<method>/seed<S>/k<K>.{json,csv}`` — each cell's record and partition;
 * ``DIR/masked/<method>_k<K>.<ext>`` — the masked file of each method and k (its first seed; the input's
   format for CSV and Parquet, CSV otherwise);
 * ``DIR/results.parquet`` and ``DIR/leaderboard.{md,csv,tex,html}`` with ``leaderboard_cost.{md,csv}``.
@@ -45,6 +45,15 @@ def _paths(args) -> tuple[list, list]:
     return [], existing("data", args.dataset)
 
 
+def data_id(dataset: str) -> str:
+    """The data set's id in the plan and the cell folders: the file's stem (or the set's name),
+    reduced to the id characters a configuration allows."""
+    import re
+
+    stem = re.sub(r"[^A-Za-z0-9_-]", "_", Path(dataset.split("[")[0]).stem) or "data"
+    return stem if stem[0].isalpha() else f"d{stem}"
+
+
 def _config(args, ks: list[int], methods: list[str]) -> dict:
     """The workflow configuration `bench` stands for (checked and planned like any other)."""
     from mabench.bench import config as config_module
@@ -58,7 +67,7 @@ def _config(args, ks: list[int], methods: list[str]) -> dict:
     if args.columns:
         data["columns"] = [c.strip() for c in args.columns.split(",") if c.strip()]
     raw = {"k": ks, "metrics": [m.strip() for m in args.metrics.split(",") if m.strip()],
-           "algorithm_seeds": args.seeds, "datasets": {"data": data},
+           "algorithm_seeds": args.seeds, "datasets": {data_id(args.dataset): data},
            "algorithms": {m: {"algorithm": m, **({"params": dict(params)} if params else {})} for m in methods}}
     config_module.prepare(raw, [])
     return raw
@@ -86,7 +95,8 @@ def cmd_bench(args) -> None:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {args.out!r} is a file; give a folder")
-    entry = plan.datasets["data"]
+    ds_id = data_id(args.dataset)
+    entry = plan.datasets[ds_id]
     spec = data.with_columns(args.dataset, args.columns) if args.columns else args.dataset
     suffix = Path(args.dataset).suffix.lower()
     masked_ext = suffix if suffix in (".csv", ".parquet") else ".csv"
@@ -99,25 +109,25 @@ def cmd_bench(args) -> None:
         for algo_id in entry.algorithms:
             algo = plan.algorithms[algo_id]
             resolved = discovery.algorithm(algo.algorithm).resolve(algo.params)
-            seeds = plan.batch_seeds("data", algo_id)
+            seeds = plan.batch_seeds(ds_id, algo_id)
             for seed in seeds:
                 todo = []
-                for k in plan.algo_ks("data", algo_id):
+                for k in plan.algo_ks(ds_id, algo_id):
                     key = batch.cell_key(digest, algo.algorithm, resolved, k, seed, entry.metrics, options)
                     masked = out / "masked" / f"{algo_id}_k{k}{masked_ext}"
                     hit = batch.cached(cache, key)
                     if hit is not None and (seed != seeds[0] or masked.exists()):
-                        batch._write_cell(out / "cells" / "data" / algo_id, seed, k, hit[0], hit[1])
+                        batch._write_cell(out / "cells" / ds_id / algo_id, seed, k, hit[0], hit[1])
                     else:
                         todo.append((k, key, masked))
-                    cell_files.append(out / "cells" / "data" / algo_id / f"seed{seed}" / f"k{k}.json")
+                    cell_files.append(out / "cells" / ds_id / algo_id / f"seed{seed}" / f"k{k}.json")
                 if not todo:
                     continue
                 for (k, key, masked), result in zip(todo, run_cells(algo.algorithm, spec, [t[0] for t in todo], seed,
                                                                      algo.params, entry.metrics, options, progress)):
                     labels = io.partition_csv(result.labels)
                     batch.keep(cache, key, result.record, labels)
-                    batch._write_cell(out / "cells" / "data" / algo_id, seed, k, result.record, labels)
+                    batch._write_cell(out / "cells" / ds_id / algo_id, seed, k, result.record, labels)
                     if seed == seeds[0]:
                         with io.outputs() as pair:
                             write_masked(pair, str(masked), result.masked_frame(), result.source)
