@@ -106,3 +106,13 @@ def test_a_user_config_gets_no_pages_of_tables_it_never_ran(tmp_path):
     assert {tables.slug(s, t) for s, t in compared[["source", "table"]].drop_duplicates().itertuples(index=False)} \
         <= written
     assert len(written) < 2 + len(registry[["source", "table"]].drop_duplicates())
+
+
+def test_report_only_leaderboard_writes_that_page_alone(tmp_path, capsys):
+    from mabench import cli
+
+    path = tmp_path / "results.parquet"
+    _results().to_parquet(path)
+    status = cli.main(["report", "--results", str(path), "--out-dir", str(tmp_path / "r"), "--only", "leaderboard"])
+    assert status == 0, capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["figures", "leaderboard.html"]
