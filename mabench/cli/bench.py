@@ -5,7 +5,8 @@ set), without writing a workflow configuration.
 configuration naming those methods on that file would give (:mod:`mabench.bench.plan`: the same checks
 of the data, the strata and weights columns, the same seeds: one for a deterministic method,
 ``--seeds`` draws of a randomized one) and runs its cells with the workflow's cell cache (``DIR/cache``,
-keyed by the file's bytes and exactly the code of each cell: :mod:`mabench.bench.batch`). It writes
+keyed as :mod:`mabench.bench.batch` keys a cell, on the loaded data's values and column names, as
+`mabench regress` does, and exactly the code of each cell). It writes
 
 * ``DIR/cells/<data id>/<method>/seed<S>/k<K>.{json,csv}`` — each cell's record and partition;
 * ``DIR/masked/<method>_k<K>.<ext>`` — the masked file of each method and k (its first seed; the input's
