@@ -66,6 +66,7 @@ def _run_arguments(s) -> None:
     s.add_argument("--progress", type=float, nargs="?", const=10.0, metavar="SECONDS",
                    help="plain progress lines on stderr: one per finished phase and a heartbeat every SECONDS "
                         "(default 10); without it a terminal shows a live status line once a run passes 3 s")
+    s.add_argument("--no-progress", action="store_true", help="no progress on stderr, not even on a terminal")
 
 
 # --risk-out and --rl-pairs-out: the per-record table each writes (mabench.metrics.record_tables)
@@ -112,7 +113,9 @@ def cmd_run(args) -> None:
     from mabench.bench.strata import Spread
 
     spread = Spread(args.jobs, args.executor, args.scheduler)
-    progress = Progress.for_cli(args.progress)
+    if args.no_progress and args.progress is not None:
+        raise UserError("--progress and --no-progress both given; give one")
+    progress = Progress() if args.no_progress else Progress.for_cli(args.progress)
     try:
         results = list(run_cells(args.algorithm, _dataset(args), ks, args.seed, _run_params(args), metrics,
                                  parse_options(args.option), progress, spread=spread))
