@@ -249,6 +249,9 @@ class Result:
         Extra fields the method reports (e.g. a search's trace); empty for most methods.
     record : dict
         The run record ``mabench run`` prints (algorithm, params, k, n, group sizes, IL, ...).
+
+    Methods: :meth:`metrics` (any metric, with options), :meth:`risk` (per-record disclosure risk,
+    sdcMicro's dRiskRMD) and :meth:`linkage_pairs` (recordLinkage's pair table).
     """
 
     labels: np.ndarray
