@@ -27,7 +27,8 @@ for (i in seq_len(nrow(jobs))) {
   if (is.null(cache[[job$input]])) cache[[job$input]] <- read.csv(job$input, check.names = FALSE)
   x <- cache[[job$input]]
   nc <- if ("nc" %in% names(job) && !is.na(job$nc)) job$nc else 8
-  cm <- if ("clustermethod" %in% names(job) && nzchar(job$clustermethod)) job$clustermethod else "clara"
+  cm <- if ("clustermethod" %in% names(job) && !is.na(job$clustermethod) && nzchar(job$clustermethod))
+    job$clustermethod else "clara"  # an all-empty column reads as NA
   set.seed(job$seed)
   t0 <- proc.time()
   res <- tryCatch(suppressWarnings(suppressMessages(

@@ -1,5 +1,5 @@
-"""sdcMicro's continuous risk and utility measures, R's clara and sdcMicro's weighted median, against
-sdcMicro's own output on committed fixtures (tests/fixtures/sdcmicro_measures/: make_fixtures.R wrote
+"""sdcMicro's continuous risk and utility measures, R's clara (on EIA also the partitions of sdcMicro's
+cluster-wise methods) and sdcMicro's weighted median, against sdcMicro's own output on committed fixtures (tests/fixtures/sdcmicro_measures/: make_fixtures.R wrote
 them with R + sdcMicro once; provenance.json names the versions and calls). No R needed here.
 
 Tolerances (docs/metrics.md): relative 1e-10 where both sides evaluate the same formula in double
@@ -19,6 +19,9 @@ import pandas as pd
 import pytest
 
 import mabench
+from mabench import data, discovery, partition
+from mabench.bench.runner import call_run
+from mabench.data.standardize import zscore
 from mabench.kernels.methods.clara_r import clara_r
 from mabench.metrics import GROUPS, REGISTRY, applicable, parse_names
 from mabench.metrics.record_linkage import record_linkage
@@ -139,6 +142,33 @@ def test_clara_equals_r_clara(ref, i):
     medoids, labels = clara_r(np.array(case["x"]), int(case["k"]))
     assert (medoids + 1).tolist() == [int(v) for v in case["medoids"]]
     assert (labels + 1).tolist() == [int(v) for v in case["clustering"]]
+
+
+@pytest.fixture(scope="module")
+def eia():
+    """EIA's values as mabench loads them and sdcMicro's partitions of them (make_eia_clara_fixture.R)."""
+    return np.ascontiguousarray(data.load("eia", 0).values, dtype=np.float64), _csv("eia_clara")
+
+
+def test_clara_equals_r_clara_on_eia_with_its_duplicate_records(eia):
+    x, want = eia
+    medoids, labels = clara_r(x, 8)
+    assert np.unique(x, axis=0).shape[0] < len(x)  # the ties the draws and assignments meet
+    assert sorted(medoids.tolist()) == np.flatnonzero(want["clara_medoid"].to_numpy() == 1).tolist()
+    assert (labels + 1).tolist() == want["clara"].tolist()
+
+
+@pytest.mark.parametrize("method", ["clustpca", "clustpppca", "influence"])
+@pytest.mark.parametrize("k", [3, 5])
+def test_cluster_wise_methods_give_sdcmicros_partitions_of_eia(eia, method, k):
+    """The partition itself, not the masked values: EIA's identical records form groups with equal
+    means, which the masked file cannot tell apart."""
+    x, want = eia
+    algo = discovery.algorithm(method)
+    labels = np.asarray(call_run(algo, zscore(x), k, algo.resolve({}), np.random.default_rng(0), raw=x))
+    partition.check(labels, len(x), k, algo.max_group_size(k, algo.resolve({})), who=method)
+    theirs = want[f"{method}_k{k}"].to_numpy()
+    assert np.array_equal(partition.canonical_labels(labels), partition.canonical_labels(theirs))
 
 
 def test_weighted_median_share_of_one_half_is_exact(ref):
