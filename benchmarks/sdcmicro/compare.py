@@ -12,6 +12,7 @@ docs/sdcmicro.md says how it was run. For every data set, method and k it
    the mean (docs/metrics.md#per-variable-partitions).
 
     python benchmarks/sdcmicro/compare.py --sdcmicro DIR [--out docs/sdcmicro] [--fixtures]
+    python benchmarks/sdcmicro/compare.py --sdcmicro DIR --sets eia --methods influence --ks 3,5 --update
     python benchmarks/sdcmicro/compare.py --sdcmicro DIR --mdav-times 10000,20000,50000,100000
 """
 
@@ -198,6 +199,19 @@ def write_rows(path: Path, rows: list[dict]) -> None:
             w.writerow({k: (f"{v:.10g}" if isinstance(v, float) else v) for k, v in r.items()})
 
 
+def merged(path: Path, rows: list[dict]) -> list[dict]:
+    """The rows of the table at ``path`` with the ones measured now in their place (same data set,
+    method and k) and any new ones after them: a partial re-run updates its rows only."""
+    with path.open(newline="") as fh:
+        old = list(csv.DictReader(fh))
+
+    def key(r):
+        return str(r["dataset"]), str(r["method"]), str(r["k"])
+
+    new = {key(r): r for r in rows}
+    return [new.pop(key(r), r) for r in old] + list(new.values())
+
+
 def fixtures(sdcmicro: Path, work: Path) -> None:
     """tests/fixtures/sdcmicro/: two small inputs and sdcMicro's masked values on them."""
     dest = ROOT / "tests" / "fixtures" / "sdcmicro"
@@ -289,6 +303,8 @@ def main() -> None:
     ap.add_argument("--sets", default=";".join(REAL + GENERATED), help="data sets, separated by ;")
     ap.add_argument("--ks", default="3,4,5,10")
     ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--update", action="store_true",
+                    help="replace only the rows measured now in the existing agreement.csv, keep the others")
     args = ap.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="mabench-sdcmicro-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -300,6 +316,8 @@ def main() -> None:
         return
     rows = compare(args.sdcmicro, [s for s in args.sets.split(";") if s], [int(k) for k in args.ks.split(",")],
                    args.methods.split(","), args.out, work)
+    if args.update:
+        rows = merged(args.out / "agreement.csv", rows)
     write_rows(args.out / "agreement.csv", rows)
     if args.out.resolve() == (ROOT / "docs" / "sdcmicro").resolve():  # the report page's bundled copy
         write_rows(ROOT / "registry" / "sdcmicro_agreement.csv", rows)
