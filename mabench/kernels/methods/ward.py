@@ -101,6 +101,19 @@ def _merge_start(S0, sizes0, k):
 
 
 @njit(cache=True)
+def _merge_pair(S, sizes, alive, parent, i, j, k, small):
+    """Group j joins group i (sums, size, root); returns the new count of groups smaller than k."""
+    small -= (sizes[i] < k) + (sizes[j] < k)
+    for t in range(S.shape[1]):
+        S[i, t] += S[j, t]
+    sizes[i] += sizes[j]
+    small += sizes[i] < k
+    alive[j] = False
+    parent[j] = i
+    return small
+
+
+@njit(cache=True)
 def ward_merge(S0, sizes0, k):
     """kW merging of the initial groups (sums S0 (m, d), sizes0 (m,)); returns each slot's final group.
 
@@ -129,13 +142,7 @@ def ward_merge(S0, sizes0, k):
         if i < 0:
             break
         j = best_j[i]
-        small -= (sizes[i] < k) + (sizes[j] < k)
-        for t in range(S.shape[1]):
-            S[i, t] += S[j, t]
-        sizes[i] += sizes[j]
-        small += sizes[i] < k
-        alive[j] = False
-        parent[j] = i
+        small = _merge_pair(S, sizes, alive, parent, i, j, k, small)
         best_v[j] = np.inf
         _row_best(S, sizes, alive, k, i, m, best_v, best_j)
         big_i = sizes[i] >= k
@@ -255,13 +262,7 @@ def ward_merge_diagonal(S0, sizes0, k):
             todo[nt] = p
             nt += 1
             p = prv[p]
-        small -= (sizes[i] < k) + (sizes[j] < k)
-        for t in range(S.shape[1]):
-            S[i, t] += S[j, t]
-        sizes[i] += sizes[j]
-        small += sizes[i] < k
-        alive[j] = False
-        parent[j] = i
+        small = _merge_pair(S, sizes, alive, parent, i, j, k, small)
         nxt[prv[j]] = nxt[j]  # unlink j (the merged group keeps slot i)
         if nxt[j] != -1:
             prv[nxt[j]] = prv[j]
