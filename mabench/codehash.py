@@ -96,8 +96,8 @@ def _parse(path: Path, module: str) -> _Parsed:
         base = base[: len(base) - node.level + 1]
         return ".".join(base + ([node.module] if node.module else []))
 
-    # One walk (the walk, not the parse, is most of a call's provenance hash) collects the imports,
-    # the string constants and the attribute and name uses; which names the imports bind is known only
+    # One walk of the tree collects the imports, the string constants and the attribute and name uses
+    # (every call of mabench hashes the engine's files); which names the imports bind is known only
     # after the whole walk, so the uses are resolved after it.
     strings, uses = [], []  # uses: Attribute and Name nodes, in walk order
     for node in ast.walk(tree):
