@@ -7,8 +7,10 @@ set-partitioning problem over all 2^R subsets by dynamic programming on bit mask
 
 where low(M) is M's lowest record (every partition of M has exactly one group holding it, so
 fixing it loses nothing and counts each partition once). SSE(S) = Σ‖x‖² − ‖Σx‖²/|S| is computed
-on coordinates centred at the region's mean (less cancellation). Work is Σ_M 2^{|M|−1} = (3^R − 1)/2
-sub-mask steps; R = 16 is ~2·10^7 steps. Ties keep the first sub-mask enumerated (deterministic).
+on coordinates centred at the region's mean (less cancellation). Only the groups S of k..kmax records
+whose complement M \\ S can still be partitioned (empty or ≥ k records) are enumerated: at k = 3 and
+R = 12 about a quarter of the (3^R − 1)/2 sub-mask steps of a walk over every sub-mask. Ties keep the
+largest S (deterministic; the sub-mask walk from M \\ low(M) downwards met it first).
 
 Why DP and not an integer program: a region of ≤ 16 records has at most 2^15 feasible groups per
 lowest record; the DP visits each (mask, sub-mask) pair once with no solver overhead, and it is exact
@@ -20,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+SCANS = 8  # pick_region: groups picked by scanning before it sorts them all
 RMAX = 16  # largest region the DP accepts: 2^16 masks × d sums in scratch
 
 
@@ -82,25 +85,60 @@ def region_optimum(Zr, k, kmax, sums, sqsum, best, choice, out):
             sqsum[S] = cost
         else:
             sqsum[S] = np.inf
+    # f(M): only the groups S ∋ low(M) of k..kmax records whose complement M \ S is empty or holds at least
+    # k records are enumerated (combinations of low's companions among rest's bits, each group's bits
+    # OR-ed onto its prefix's), not every sub-mask of rest; most sub-masks have a size outside k..kmax.
+    # The sums are the same (f(M \ S) + SSE(S)); equal sums keep the largest S, the one the sub-mask
+    # walk from rest downwards met first.
+    bits = np.empty(R, dtype=np.int64)
+    idx = np.empty(R, dtype=np.int64)
+    pre = np.empty(R, dtype=np.int64)
     for mask in range(1, full + 1):
         low = mask & (-mask)
         rest = mask ^ low
+        m = 0
+        x = rest
+        while x:
+            b = x & (-x)
+            bits[m] = b
+            m += 1
+            x ^= b
         fbest = np.inf
         cbest = 0
-        sub = rest
-        while True:
-            S = sub | low
-            cost = sqsum[S]
-            if cost < np.inf:
+        for c in range(k - 1, min(kmax - 1, m) + 1):  # c companions: a group of c + 1 records
+            left = m - c
+            if left != 0 and left < k:
+                continue
+            if c == 0:
+                S = low
                 other = mask ^ S
                 if best[other] < np.inf:
-                    val = best[other] + cost
-                    if val < fbest:
+                    val = best[other] + sqsum[S]
+                    if val < fbest or (val == fbest and S > cbest):
                         fbest = val
                         cbest = S
-            if sub == 0:
-                break
-            sub = (sub - 1) & rest
+                continue
+            for t in range(c):
+                idx[t] = t
+                pre[t] = bits[t] if t == 0 else pre[t - 1] | bits[t]
+            while True:
+                S = pre[c - 1] | low
+                other = mask ^ S
+                if best[other] < np.inf:
+                    val = best[other] + sqsum[S]
+                    if val < fbest or (val == fbest and S > cbest):
+                        fbest = val
+                        cbest = S
+                t = c - 1
+                while t >= 0 and idx[t] == m - c + t:
+                    t -= 1
+                if t < 0:
+                    break
+                idx[t] += 1
+                pre[t] = bits[idx[t]] if t == 0 else pre[t - 1] | bits[idx[t]]
+                for u in range(t + 1, c):
+                    idx[u] = idx[u - 1] + 1
+                    pre[u] = pre[u - 1] | bits[idx[u]]
         best[mask] = fbest
         choice[mask] = cbest
     if best[full] == np.inf:
@@ -130,9 +168,39 @@ def pick_region(Z, labels, sizes, means, members, seed_group, rmax, order_g, ord
             s += t * t
         order_d[g] = s
         order_g[g] = g
-    idx = np.argsort(order_d, kind="mergesort")
+    # Groups in order of (distance, group id), as a stable sort would give them; a region takes a few
+    # groups, so they are picked by repeated scans (no sort of all c), and a walk that has not ended after
+    # SCANS picks finishes on the sorted order.
     r = 0
     ng = 0
+    prev_d = -1.0
+    prev_g = -1
+    for t in range(min(c, SCANS)):
+        g = -1
+        bd = np.inf
+        for h in range(c):
+            dh = order_d[h]
+            if dh < prev_d or (dh == prev_d and h <= prev_g):
+                continue  # taken already
+            if g < 0 or dh < bd:
+                g = h
+                bd = dh
+        prev_d = bd
+        prev_g = g
+        if r + sizes[g] > rmax:
+            if ng >= 2:
+                return r, ng
+            continue
+        for m in range(sizes[g]):
+            region[r] = members[g, m]
+            r += 1
+        region_groups[ng] = g
+        ng += 1
+    if c <= SCANS:
+        return r, ng
+    r = 0
+    ng = 0
+    idx = np.argsort(order_d, kind="mergesort")
     for t in range(c):
         g = idx[t]
         if r + sizes[g] > rmax:
@@ -187,7 +255,16 @@ def pair_optimum(Zr, k, kmax, idx, out):
         groups = 1
         for i in range(R):
             out[i] = 0
-    s = np.zeros(d)
+    # ps[t], psq[t]: Σx and Σ‖x‖² of record 0 and the companions idx[:t], added in that order (the order
+    # of a sum over the whole group, so every cost has the same bits); an advance recomputes only the
+    # prefixes from the first index it changed.
+    ps = np.empty((R, d))
+    psq = np.empty(R)
+    q = 0.0
+    for j in range(d):
+        ps[0, j] = Zr[0, j]
+        q += Zr[0, j] * Zr[0, j]
+    psq[0] = q
     best_r = -1
     keep = np.empty(R, dtype=np.int64)
     for size in range(k, kmax + 1):
@@ -197,22 +274,21 @@ def pair_optimum(Zr, k, kmax, idx, out):
         r = size - 1  # companions of record 0 among records 1..R-1
         for t in range(r):
             idx[t] = 1 + t
+        changed = 0
         while True:
-            for j in range(d):
-                s[j] = Zr[0, j]
-            sq = 0.0
-            for j in range(d):
-                sq += Zr[0, j] * Zr[0, j]
-            for t in range(r):
+            for t in range(changed, r):
+                q = psq[t]
                 for j in range(d):
                     v = Zr[idx[t], j]
-                    s[j] += v
-                    sq += v * v
+                    ps[t + 1, j] = ps[t, j] + v
+                    q += v * v
+                psq[t + 1] = q
+            sq = psq[r]
             a2 = 0.0
             b2 = 0.0
             for j in range(d):
-                a2 += s[j] * s[j]
-                b = tot[j] - s[j]
+                a2 += ps[r, j] * ps[r, j]
+                b = tot[j] - ps[r, j]
                 b2 += b * b
             cost = (sq - a2 / size) + ((totsq - sq) - b2 / rest)
             if cost < best:
@@ -228,6 +304,7 @@ def pair_optimum(Zr, k, kmax, idx, out):
             idx[t] += 1
             for u in range(t + 1, r):
                 idx[u] = idx[u - 1] + 1
+            changed = t
     if best_r >= 0:
         groups = 2
         for i in range(R):
