@@ -170,3 +170,26 @@ def test_pick_region_is_the_reference(c, k, rmax, seed, ties):
                   np.empty(c), region, region_groups)
         outs.append((r, ng, region[:r].tolist(), region_groups[:ng].tolist()))
     assert outs[0] == outs[1]
+
+
+@settings(max_examples=8, deadline=None)
+@given(n=st.integers(20, 90), k=st.sampled_from([2, 3, 4, 9]), seed=st.integers(0, 10**6), ties=st.booleans())
+def test_lns_descent_skipping_settled_regions_changes_nothing(n, k, seed, ties):
+    """A region that gained nothing is not solved again until its groups change: the same partition,
+    the same number of changes, as solving every region of every pass."""
+    from mabench.kernels.improve import search
+
+    if n < 2 * k:
+        n = 2 * k
+    rng = np.random.default_rng(seed)
+    Z = np.ascontiguousarray(_data(rng, n, 2, ties))
+    labels = np.arange(n) // k
+    labels[labels == labels.max()] = max(0, labels.max() - 1) if n % k else labels.max()
+    rmax = L.default_region(k)
+    out = []
+    for remember in (True, False):
+        st_ = search.State(Z, labels.copy(), k, 2 * k - 1)
+        changes = search.lns_descent(st_, np.random.default_rng(seed), rmax, L.scratch(2, min(rmax, L.RMAX)),
+                                     remember=remember)
+        out.append((changes, st_.labels.tolist(), st_.sse))
+    assert out[0] == out[1]

@@ -7,10 +7,8 @@ set-partitioning problem over all 2^R subsets by dynamic programming on bit mask
 
 where low(M) is M's lowest record (every partition of M has exactly one group holding it, so
 fixing it loses nothing and counts each partition once). SSE(S) = Σ‖x‖² − ‖Σx‖²/|S| is computed
-on coordinates centred at the region's mean (less cancellation). Only the groups S of k..kmax records
-whose complement M \\ S can still be partitioned (empty or ≥ k records) are enumerated: at k = 3 and
-R = 12 about a quarter of the (3^R − 1)/2 sub-mask steps of a walk over every sub-mask. Ties keep the
-largest S (deterministic; the sub-mask walk from M \\ low(M) downwards met it first).
+on coordinates centred at the region's mean (less cancellation). Work is Σ_M 2^{|M|−1} = (3^R − 1)/2
+sub-mask steps; R = 16 is ~2·10^7 steps. Ties keep the first sub-mask enumerated (deterministic).
 
 Why DP and not an integer program: a region of ≤ 16 records has at most 2^15 feasible groups per
 lowest record; the DP visits each (mask, sub-mask) pair once with no solver overhead, and it is exact
@@ -85,60 +83,25 @@ def region_optimum(Zr, k, kmax, sums, sqsum, best, choice, out):
             sqsum[S] = cost
         else:
             sqsum[S] = np.inf
-    # f(M): only the groups S ∋ low(M) of k..kmax records whose complement M \ S is empty or holds at least
-    # k records are enumerated (combinations of low's companions among rest's bits, each group's bits
-    # OR-ed onto its prefix's), not every sub-mask of rest; most sub-masks have a size outside k..kmax.
-    # The sums are the same (f(M \ S) + SSE(S)); equal sums keep the largest S, the one the sub-mask
-    # walk from rest downwards met first.
-    bits = np.empty(R, dtype=np.int64)
-    idx = np.empty(R, dtype=np.int64)
-    pre = np.empty(R, dtype=np.int64)
     for mask in range(1, full + 1):
         low = mask & (-mask)
         rest = mask ^ low
-        m = 0
-        x = rest
-        while x:
-            b = x & (-x)
-            bits[m] = b
-            m += 1
-            x ^= b
         fbest = np.inf
         cbest = 0
-        for c in range(k - 1, min(kmax - 1, m) + 1):  # c companions: a group of c + 1 records
-            left = m - c
-            if left != 0 and left < k:
-                continue
-            if c == 0:
-                S = low
+        sub = rest
+        while True:
+            S = sub | low
+            cost = sqsum[S]
+            if cost < np.inf:
                 other = mask ^ S
                 if best[other] < np.inf:
-                    val = best[other] + sqsum[S]
-                    if val < fbest or (val == fbest and S > cbest):
+                    val = best[other] + cost
+                    if val < fbest:
                         fbest = val
                         cbest = S
-                continue
-            for t in range(c):
-                idx[t] = t
-                pre[t] = bits[t] if t == 0 else pre[t - 1] | bits[t]
-            while True:
-                S = pre[c - 1] | low
-                other = mask ^ S
-                if best[other] < np.inf:
-                    val = best[other] + sqsum[S]
-                    if val < fbest or (val == fbest and S > cbest):
-                        fbest = val
-                        cbest = S
-                t = c - 1
-                while t >= 0 and idx[t] == m - c + t:
-                    t -= 1
-                if t < 0:
-                    break
-                idx[t] += 1
-                pre[t] = bits[idx[t]] if t == 0 else pre[t - 1] | bits[idx[t]]
-                for u in range(t + 1, c):
-                    idx[u] = idx[u - 1] + 1
-                    pre[u] = pre[u - 1] | bits[idx[u]]
+            if sub == 0:
+                break
+            sub = (sub - 1) & rest
         best[mask] = fbest
         choice[mask] = cbest
     if best[full] == np.inf:
