@@ -62,7 +62,7 @@ record-time:
 
 # Two workers (CI has 2 cores), one test file per worker at a time so module fixtures are built once.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=25
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest -m bench --benchmark-enable tests/benchmarks
