@@ -15,6 +15,7 @@ Scaling: time O(n·d·nc) for CLARA or k-means (PAM: O(n²·d)), then one sort p
 import numpy as np
 
 from mabench.kernels.methods import sdcmicro as S
+from mabench.kernels.methods.sdcmicro_family import RANDOMIZED_CLUSTERING
 from mabench.plugin import Algorithm, linear_bytes
 
 
@@ -41,6 +42,7 @@ ALGORITHM = Algorithm(
     run=run,
     params={"nc": S.NC, "clustermethod": S.CLUSTER},
     deterministic=False,
+    test_params=RANDOMIZED_CLUSTERING,  # CLARA never uses the rng; k-means does
     uses_raw=True,
     notes="Clustered on the ORIGINAL values, like sdcMicro (its clust() computes a log transform but passes "
           "the untransformed data to the clustering). clara: our CLARA (5 samples of 40+2nc records, R's "

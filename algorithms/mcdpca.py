@@ -12,25 +12,16 @@ ORIGINAL (unscaled) values — princomp reads ``$cov``, not ``$cor`` — and cut
 Scaling: time O(n·d²) per FastMCD iteration (subsets and C-steps), then O(n log n); memory O(n·d + d²).
 """
 
-from mabench.kernels.methods import sdcmicro as S
-from mabench.plugin import Algorithm, linear_bytes
+from mabench.kernels.methods.sdcmicro_family import mcdpca_scores, projection
+from mabench.plugin import linear_bytes
 
-
-def run(Z, k, params, rng, raw=None):
-    X = S.values(Z, raw)
-    return S.chunk_labels(S.stable_order(S.mcdpca_scores(X, rng)), k)
-
-
-ALGORITHM = Algorithm(
-    name="mcdpca",
+ALGORITHM = projection(
+    "mcdpca", mcdpca_scores,
     time="O(n·d²) per FastMCD iteration (subsets and C-steps), then O(n log n)",
     memory="O(n·d + d²)",
     memory_bytes=lambda n, d, k, p: linear_bytes(n, d) + 8 * d * d,
     title="mcdpca (sdcMicro: sort by the first robust (MCD) principal component, groups of k)",
-    citation=f"{S.SDC_DOC} (micro_mcdpca); {S.SEED_PROJECTION}; {S.CITE_DOC}",
-    run=run,
     deterministic=False,
-    uses_raw=True,
     notes="MCD: mabench's BLAS-free reweighted FastMCD (mabench/kernels/methods/mcd.py, h = ceil((n+d+1)/2)), random "
           "starts from the cell seed; "
           "sdcMicro uses MASS::cov.mcd (a different random search and no reweighting), so the direction and "

@@ -12,24 +12,16 @@ TRUE)``; equal scores keep record order) and cut into consecutive groups of k.
 Scaling: time O(n·d² + d³ + n log n) (first principal component, one sort); memory O(n·d + d²).
 """
 
-from mabench.kernels.methods import sdcmicro as S
-from mabench.plugin import Algorithm, linear_bytes
+from mabench.kernels.methods.sdcmicro_family import pca_scores, projection
+from mabench.plugin import linear_bytes
 
-
-def run(Z, k, params, rng, raw=None):
-    return S.chunk_labels(S.stable_order(S.pca_scores(S.values(Z, raw))), k)
-
-
-ALGORITHM = Algorithm(
-    name="pca",
+ALGORITHM = projection(
+    "pca", pca_scores,
     time="O(n·d² + d³ + n log n) (first principal component, one sort)",
     memory="O(n·d + d²)",
     memory_bytes=lambda n, d, k, p: linear_bytes(n, d) + 8 * d * d,
     title="pca (sdcMicro: sort by the first principal component, groups of k)",
-    citation=f"{S.SDC_DOC} (micro_pca); {S.SEED_PROJECTION}; {S.CITE_DOC}",
-    run=run,
     deterministic=True,
-    uses_raw=True,
     notes="PCA of the correlation matrix (scale-free: z-scores or original values give the same order up to "
           "rounding). Sign: first loading >= 0 (R's princomp fix_sign), which decides which end of the order "
           "gets the larger last group. Constant columns contribute 0 (R would stop). Eigenvectors from "

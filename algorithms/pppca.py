@@ -13,23 +13,15 @@ sorted by their (median-centred) score on it and cut into groups of k. O(n²·d)
 Scaling: time O(n²·d) (every median-centred record is a candidate direction, each scored over all records); memory O(n·d).
 """
 
-from mabench.kernels.methods import sdcmicro as S
-from mabench.plugin import Algorithm
+from mabench.kernels.methods.sdcmicro_family import pppca_scores, projection
 
-
-def run(Z, k, params, rng, raw=None):
-    return S.chunk_labels(S.stable_order(S.pppca_scores(S.values(Z, raw))), k)
-
-
-ALGORITHM = Algorithm(
-    name="pppca",
+ALGORITHM = projection(
+    "pppca", pppca_scores,
     time="O(n²·d) (every median-centred record is a candidate direction, each scored over all records)",
     memory="O(n·d)",
     title="pppca (sdcMicro: sort by the first projection-pursuit robust component, groups of k)",
-    citation=f"{S.SDC_DOC} (micro_pppca, prcompRob); {S.SEED_PROJECTION}; {S.CITE_DOC}",
-    run=run,
+    source="micro_pppca, prcompRob",
     deterministic=True,
-    uses_raw=True,
     notes="Deterministic, like sdcMicro's prcompRob: original values, column medians, MAD with R's 1.4826, "
           "equal MADs to the LAST candidate (R's order(s)[n]), first loading >= 0. A record equal to the "
           "median in every column is no candidate (sdcMicro would divide by 0 and fail).",

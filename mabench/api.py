@@ -249,6 +249,9 @@ class Result:
         Extra fields the method reports (e.g. a search's trace); empty for most methods.
     record : dict
         The run record ``mabench run`` prints (algorithm, params, k, n, group sizes, IL, ...).
+
+    Methods: :meth:`metrics` (any metric, with options), :meth:`risk` (per-record disclosure risk,
+    sdcMicro's dRiskRMD) and :meth:`linkage_pairs` (recordLinkage's pair table).
     """
 
     labels: np.ndarray
@@ -307,20 +310,60 @@ class Result:
         """
         from mabench.metrics import applicable, evaluate, parse_names
 
+        ctx = self._context(options)
+        if names is None:
+            names = applicable(ctx.options)
+        else:
+            names = parse_names(names if isinstance(names, str) else ",".join(names))
+        return _in_api_terms(evaluate, _OPTION_WORDS)(ctx, names)
+
+    def risk(self, options: dict | None = None) -> pd.DataFrame:
+        """Per-record disclosure risk (sdcMicro's ``dRiskRMD``), one row per input row, indexed as
+        :attr:`masked`: ``rmd`` (0.05 x the record's robust Mahalanobis distance), ``rmd_risk1`` and
+        ``rmd_risk2`` (``rmd`` where the record is at risk at level 1 or 2, else 0; their shares of
+        records are the metrics ``rmd_risk1``/``rmd_risk2``). ``options``: ``rmd_k``, ``rmd_k2``,
+        ``rmd_seed`` (docs/metrics.md#rmd_risk1). What ``mabench run --risk-out FILE`` writes.
+
+        Examples
+        --------
+        >>> import mabench
+        >>> r = mabench.microaggregate(mabench.load("tarragona"), k=3)
+        >>> risk = r.risk()
+        >>> list(risk.columns), len(risk)
+        (['rmd', 'rmd_risk1', 'rmd_risk2'], 834)
+        >>> float((risk["rmd_risk1"] > 0).mean()) == r.metrics(["rmd_risk1"])["rmd_risk1"]
+        True
+        """
+        table = self._table("risk", options)
+        table.index = self.masked.index
+        return table
+
+    def linkage_pairs(self, options: dict | None = None) -> pd.DataFrame:
+        """recordLinkage's pair table (sdcMicro): the least-cost one-to-one links of the original
+        records to the masked ones, one row per link: ``x_row``, ``y_row`` (1-based rows), ``x_id``,
+        ``y_id``, ``distance``, ``correct_match``, ``n_best``; the share of correct links is the metric
+        ``rl_rate``. ``options``: ``rl_distance``, ``rl_variables``, ``rl_weights``, ``rl_ids``
+        (docs/metrics.md#rl_rate). What ``mabench run --rl-pairs-out FILE`` writes."""
+        return self._table("rl_pairs", options)
+
+    def _context(self, options: dict | None):
+        """The run's metric context; with ``options``, a copy (the masked values kept, cached metric
+        parts not) whose options are these on top of the run's."""
         import copy
 
         from mabench.metrics.common import _CACHE
 
         ctx = self._cell.context
         if options:
-            ctx = copy.copy(ctx)  # the computed masked values are kept; cached metric parts are not
+            ctx = copy.copy(ctx)
             ctx.__dict__.pop(_CACHE, None)
             ctx.options = {**ctx.options, **dict(options)}
-        if names is None:
-            names = applicable(ctx.options)
-        else:
-            names = parse_names(names if isinstance(names, str) else ",".join(names))
-        return _in_api_terms(evaluate, _OPTION_WORDS)(ctx, names)
+        return ctx
+
+    def _table(self, name: str, options: dict | None) -> pd.DataFrame:
+        from mabench.metrics.record_tables import record_table
+
+        return _in_api_terms(record_table, _OPTION_WORDS)(self._context(options), name)
 
 
 # --------------------------------------------------------------------------- functions

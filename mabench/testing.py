@@ -78,6 +78,7 @@ def load(plugin: str | Path | Algorithm) -> Algorithm:
         algo = getattr(module, "ALGORITHM", None)
         if not isinstance(algo, Algorithm):
             raise UserError(f"{text} defines no ALGORITHM = Algorithm(...); see docs/method-authors.md")
+        _FILES[id(algo)] = str(path)
         return algo
     from mabench import discovery
 
@@ -263,12 +264,13 @@ def _check_memory(algo: Algorithm, k: int) -> list[str]:
     return []
 
 
+# The plugin files :func:`load` read, by the id of their ALGORITHM: the memory check's fresh process
+# loads the same file (a declaration may come from a factory, so run's module is not the plugin's file).
+_FILES: dict[int, str] = {}
+
+
 def _source(algo: Algorithm) -> str:
-    module = sys.modules.get(getattr(algo.run, "__module__", ""), None)
-    path = getattr(module, "__file__", None)
-    if path and not str(getattr(module, "__name__", "")).startswith("mabench.algorithms."):
-        return path
-    return algo.name
+    return _FILES.get(id(algo), algo.name)
 
 
 def _one_line(exc) -> str:

@@ -8,7 +8,7 @@
 # Usage: Rscript compare.R SDCMICRO_DIR JOBS_CSV
 #   JOBS_CSV columns: input (CSV of original values, header = variables), method, k, seed, output
 #   (masked values are written with 17 significant digits), plus optional nc and clustermethod.
-#   A line per job goes to stdout: output,seconds (elapsed time of microaggregation()), or
+#   A line per job goes to stdout: output,seconds,cpu_seconds (elapsed and CPU time of microaggregation()), or
 #   output,ERROR message when sdcMicro stops (then no output file).
 suppressMessages({
   library(methods); library(MASS); library(robustbase); library(cluster); library(Rcpp)
@@ -29,11 +29,13 @@ for (i in seq_len(nrow(jobs))) {
   nc <- if ("nc" %in% names(job) && !is.na(job$nc)) job$nc else 8
   cm <- if ("clustermethod" %in% names(job) && nzchar(job$clustermethod)) job$clustermethod else "clara"
   set.seed(job$seed)
-  t0 <- proc.time()[["elapsed"]]
+  t0 <- proc.time()
   res <- tryCatch(suppressWarnings(suppressMessages(
     microaggregation(x, method = job$method, aggr = job$k, nc = nc, clustermethod = cm))),
     error = function(e) conditionMessage(e))
-  secs <- proc.time()[["elapsed"]] - t0
+  used <- proc.time() - t0
+  secs <- used[["elapsed"]]
+  cpu <- used[["user.self"]] + used[["sys.self"]]
   if (is.character(res)) {  # sdcMicro stopped: say so, write nothing
     cat(sprintf("%s,ERROR %s\n", job$output, gsub("[\r\n,]+", " ", res)))
     next
@@ -42,5 +44,5 @@ for (i in seq_len(nrow(jobs))) {
   out <- matrix(sprintf("%.17g", mx), nrow = nrow(mx))
   colnames(out) <- colnames(x)
   write.csv(out, job$output, row.names = FALSE, quote = FALSE)
-  cat(sprintf("%s,%.6f\n", job$output, secs))
+  cat(sprintf("%s,%.6f,%.6f\n", job$output, secs, cpu))
 }

@@ -54,7 +54,9 @@ def write_values(path: Path, values: np.ndarray, columns: list[str]) -> None:
             w.writerow([repr(float(v)) for v in row])
 
 
-def run_r(sdcmicro: Path, jobs: list[dict], work: Path) -> dict[str, float]:
+def run_r(sdcmicro: Path, jobs: list[dict], work: Path, cpu: dict | None = None) -> dict[str, float]:
+    """sdcMicro on every job: {output: elapsed seconds, or "ERROR message"}; ``cpu`` (if given) gets
+    {output: CPU seconds}."""
     jobs_csv = work / "jobs.csv"
     with jobs_csv.open("w", newline="") as fh:
         w = csv.DictWriter(fh, ["input", "method", "k", "seed", "output", "clustermethod"])
@@ -68,7 +70,13 @@ def run_r(sdcmicro: Path, jobs: list[dict], work: Path) -> dict[str, float]:
     for line in out.stdout.splitlines():
         if "," in line:
             path, secs = line.split(",", 1)
-            times[path] = float(secs) if not secs.startswith("ERROR") else secs
+            if secs.startswith("ERROR"):
+                times[path] = secs
+                continue
+            elapsed, used = secs.split(",")
+            times[path] = float(elapsed)
+            if cpu is not None:
+                cpu[path] = float(used)
     return times
 
 
@@ -245,19 +253,28 @@ def fixtures(sdcmicro: Path, work: Path) -> None:
 
 
 def mdav_times(sdcmicro: Path, sizes: list[int], out: Path, work: Path) -> None:
-    """sdcMicro's MDAV at n records of 10 standard-normal columns, k = 3: seconds and IL."""
+    """sdcMicro's MDAV and mabench's ``mdav`` side by side at n records of 10 standard-normal
+    columns, k = 3: elapsed and CPU seconds of each (mabench's after compilation) and both ILs."""
+    import mabench
+
+    mabench.microaggregate(np.random.default_rng(0).standard_normal((50, 10)), k=3, progress=False)  # compile
     rows = []
     for n in sizes:
         values = np.random.default_rng(n).standard_normal((n, 10))
         inp = work / f"normal{n}.csv"
         write_values(inp, values, [f"v{j + 1}" for j in range(10)])
         outp = work / f"normal{n}__mdav.csv"
-        secs = run_r(sdcmicro, [{"input": str(inp), "method": "mdav", "k": 3, "seed": 1, "output": str(outp)}], work)
+        cpu: dict = {}
+        secs = run_r(sdcmicro, [{"input": str(inp), "method": "mdav", "k": 3, "seed": 1, "output": str(outp)}], work,
+                     cpu)
         theirs = read_masked(outp)
         z = zscore(values)
         mz = (theirs - values.mean(axis=0)) / values.std(axis=0)
         il = 100.0 * float(np.sum((z - mz) ** 2) / np.sum(z ** 2))
-        rows.append({"n": n, "d": 10, "k": 3, "seconds": secs[str(outp)], "il": il})
+        ours = mabench.microaggregate(values, k=3, progress=False)
+        rows.append({"n": n, "d": 10, "k": 3, "seconds": secs[str(outp)], "cpu_seconds": cpu[str(outp)], "il": il,
+                     "seconds_mabench": ours.seconds, "cpu_seconds_mabench": ours.record["cpu_seconds"],
+                     "threads_mabench": ours.record["threads"], "il_mabench": ours.metrics(["il"])["il"]})
         print(rows[-1], flush=True)
         write_rows(out / "mdav-times.csv", rows)
 

@@ -12,12 +12,12 @@ import argparse
 import contextlib
 import sys
 
-from mabench.cli import catalog, cells, common, optimum, plugins, process, regression, report, workflow
+from mabench.cli import bench, catalog, cells, common, optimum, plugins, process, regression, report, workflow
 
 # in the order `mabench --help` lists them
 COMMANDS = [catalog.LIST, cells.RUN, cells.EVALUATE, catalog.FETCH, catalog.PREPARE, workflow.BATCH,
             regression.COMPARE, workflow.COMPILE, workflow.WARMUP, regression.REGRESS, workflow.AGGREGATE, report.TABLES,
-            report.FIGURES, report.REPORT, optimum.BEST_KNOWN, optimum.BOUND, plugins.NEW, plugins.CHECK]
+            report.FIGURES, report.REPORT, optimum.BEST_KNOWN, optimum.BOUND, plugins.NEW, plugins.CHECK, bench.BENCH]
 
 
 def build_parser() -> argparse.ArgumentParser:

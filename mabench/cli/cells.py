@@ -39,6 +39,11 @@ def _run_arguments(s) -> None:
     s.add_argument("--option", action="append", metavar="NAME=VALUE", help="metric option (JSON value)")
     s.add_argument("--out", help="write the partition as CSV (header `group`); with several k, a path with {k}")
     s.add_argument("--json-out", help="also write the JSON records (one line per k) to this file")
+    s.add_argument("--risk-out", metavar="FILE", help="write each record's disclosure risk (sdcMicro's dRiskRMD) "
+                   "as CSV, one line per data row: rmd, rmd_risk1, rmd_risk2 (options rmd_k, rmd_k2, rmd_seed); "
+                   "with several k, a path with {k}")
+    s.add_argument("--rl-pairs-out", metavar="FILE", help="write recordLinkage's pair table as CSV (x_row, y_row, "
+                   "x_id, y_id, distance, correct_match, n_best; options rl_*); with several k, a path with {k}")
     s.add_argument("--masked-out", metavar="FILE", help="write the masked data (.csv, .parquet, .sav, .zsav or .dta): "
                    "the data set's columns, each variable replaced by its group's value, every other column and "
                    "SPSS/Stata label unchanged; with several k, a path with {k}")
@@ -61,12 +66,25 @@ def _run_arguments(s) -> None:
     s.add_argument("--progress", type=float, nargs="?", const=10.0, metavar="SECONDS",
                    help="plain progress lines on stderr: one per finished phase and a heartbeat every SECONDS "
                         "(default 10); without it a terminal shows a live status line once a run passes 3 s")
+    s.add_argument("--no-progress", action="store_true", help="no progress on stderr, not even on a terminal")
+
+
+# --risk-out and --rl-pairs-out: the per-record table each writes (mabench.metrics.record_tables)
+_TABLE_FLAGS = {"--risk-out": "risk", "--rl-pairs-out": "rl_pairs"}
+
+
+def _per_k_outputs(args) -> list[tuple[str, str]]:
+    """(flag, path) of every output written once per k (a path with {k} when several k are run)."""
+    given = (("--out", args.out), ("--masked-out", args.masked_out), ("--risk-out", args.risk_out),
+             ("--rl-pairs-out", args.rl_pairs_out))
+    return [(flag, path) for flag, path in given if path]
 
 
 def _run_paths(args) -> tuple[list, list]:
     ks = [k.strip() for k in str(args.k).split(",") if k.strip()]
-    outs = [("--out", args.out.replace("{k}", k)) for k in ks] if args.out else []
-    outs += [("--masked-out", args.masked_out.replace("{k}", k)) for k in ks] if args.masked_out else []
+    outs = []
+    for flag, path in _per_k_outputs(args):
+        outs += [(flag, path.replace("{k}", k)) for k in ks]
     outs.append(("--json-out", args.json_out))
     return outs, existing("data", args.dataset)
 
@@ -78,17 +96,16 @@ def cmd_run(args) -> None:
 
     metrics = parse_names(args.metrics)
     ks = parse_ks(args.k)
-    if args.out and len(ks) > 1 and "{k}" not in args.out:
-        raise UserError(f"--out {args.out!r} with several k values must contain {{k}}, e.g. --out part_k{{k}}.csv")
     if args.masked_out:
         from mabench.data.formats import WRITABLE, writable
 
         if not writable(args.masked_out):
             raise UserError(f"--masked-out {args.masked_out!r} must end in {', '.join(WRITABLE)} "
                             "(the masked file's format)")
-        if len(ks) > 1 and "{k}" not in args.masked_out:
-            raise UserError(f"--masked-out {args.masked_out!r} with several k values must contain {{k}}, "
-                            "e.g. --masked-out masked_k{k}.csv")
+    for flag, path in _per_k_outputs(args):
+        if len(ks) > 1 and "{k}" not in path:
+            stem = {"--out": "part", "--masked-out": "masked", "--risk-out": "risk", "--rl-pairs-out": "pairs"}[flag]
+            raise UserError(f"{flag} {path!r} with several k values must contain {{k}}, e.g. {flag} {stem}_k{{k}}.csv")
     from mabench.bench.progress import Progress
 
     if args.progress is not None:  # 1e-300 floods the log (thousands of lines a second); inf, 1e300 overflow its timer
@@ -96,12 +113,16 @@ def cmd_run(args) -> None:
     from mabench.bench.strata import Spread
 
     spread = Spread(args.jobs, args.executor, args.scheduler)
-    progress = Progress.for_cli(args.progress)
+    if args.no_progress and args.progress is not None:
+        raise UserError("--progress and --no-progress both given; give one")
+    progress = Progress() if args.no_progress else Progress.for_cli(args.progress)
     try:
         results = list(run_cells(args.algorithm, _dataset(args), ks, args.seed, _run_params(args), metrics,
                                  parse_options(args.option), progress, spread=spread))
     finally:
         progress.close()
+    tables = {flag: [_record_table(r, name) for r in results] for flag, name in _TABLE_FLAGS.items()
+              if getattr(args, flag[2:].replace("-", "_"))}  # computed (or refused) before anything is written
     lines = [json_line(r.record) for r in results]  # one line per cell, printed once every file is written
     with io.outputs() as out:  # every file or none
         if args.out:
@@ -113,9 +134,19 @@ def cmd_run(args) -> None:
                 from mabench.data.formats import write_masked
 
                 write_masked(out, target, result.masked_frame(), result.source)
+        for flag, per_k in tables.items():
+            path = getattr(args, flag[2:].replace("-", "_"))
+            for result, table in zip(results, per_k):
+                out.write_text(path.replace("{k}", str(result.record["k"])), table.to_csv(index=False))
         if args.json_out:
             out.write_text(args.json_out, "".join(lines))
     PENDING.extend(lines)
+
+
+def _record_table(result, name: str):
+    from mabench.metrics.record_tables import record_table
+
+    return record_table(result.context, name)
 
 
 RUN = Command("run", help="run one algorithm on one data set; print JSON",

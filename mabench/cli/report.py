@@ -52,7 +52,10 @@ FIGURES = Command("figures", help="draw IL-versus-k, R-U map and anytime (IL ver
 def _report_arguments(s) -> None:
     s.add_argument("--results", required=True)
     s.add_argument("--published", help="registry CSV (default: registry/published.csv)")
-    s.add_argument("--out-dir", required=True, help="writes index.html, <source>.html and figures/*.png")
+    s.add_argument("--out-dir", required=True, help="writes index.html, leaderboard.html, <source>.html and "
+                   "figures/*.png")
+    s.add_argument("--only", choices=["leaderboard"], help="write only this page (leaderboard.html and its "
+                   "figures): seconds where the published tables' pages take minutes")
 
 
 def cmd_report(args) -> None:
@@ -60,6 +63,9 @@ def cmd_report(args) -> None:
     from mabench.report import pages, published, tables
 
     results = tables.read_results(args.results)
+    if args.only == "leaderboard":
+        print_json({"pages": [str(pages.write_leaderboard(results, args.out_dir))]})
+        return
     registry = published.load(args.published) if args.published else None
     pages_written = pages.write_report(results, args.out_dir, registry)
     print_json({"pages": [str(p) for p in pages_written]})

@@ -65,8 +65,8 @@ def nearest_other_distance(points: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 def rmd_risk(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k2: float = 0.05, cov: np.ndarray | None = None,
              seed: int = 0) -> dict:
-    """sdcMicro's ``dRiskRMD(x, xm, k, k2)``: ``risk1``, ``risk2``, ``wrisk1``, ``wrisk2`` (floats) and the
-    per-record ``riskvec1``, ``riskvec2`` (rmd where at risk, else 0). ``cov``: the robust covariance of
+    """sdcMicro's ``dRiskRMD(x, xm, k, k2)``: ``risk1``, ``risk2``, ``wrisk1``, ``wrisk2`` (floats), the
+    per-record index ``rmd`` and ``riskvec1``, ``riskvec2`` (rmd where at risk, else 0). ``cov``: the robust covariance of
     the standardized originals (default :func:`robust_covariance`; pass robustbase's to reproduce R)."""
     z = standardized_sample(np.asarray(x, dtype=np.float64))
     zm = standardized_sample(np.asarray(xm, dtype=np.float64))
@@ -83,6 +83,7 @@ def rmd_risk(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k2: float = 0.05, c
     riskvec2 = np.zeros(n)
     riskvec2[level2] = rmd[level2]
     return {
+        "rmd": rmd,
         "risk1": level1.size / n,
         "risk2": level2.size / n,
         "wrisk1": level1.size * float(rmd[level1].sum()) / n,

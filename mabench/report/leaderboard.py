@@ -3,9 +3,12 @@
 One row per (data set, method, k): the metrics the configuration computed (IL, DLD, ID, SI, …; means
 over draws), the rank of the method among the methods run on that data set at that k (1 = lowest IL;
 ties share the best rank), and for catalog data sets the gap to the best-known partition
-(registry/best_known: IL − best-known IL, in IL points). Methods from ``MABENCH_HOME`` (the run records
-name their file) are marked, so an author finds their own at once. Written as
-``leaderboard.{md,csv,tex}`` beside the regenerated tables (``mabench tables``).
+(registry/best_known: IL − best-known IL) next to the gap to the certified lower bound
+(registry/best_known/bounds.csv, `mabench bound`: IL − bound), both in IL points: the optimum lies
+between the two, so the first says how much a known partition beats the method by, the second the most
+any partition could. Methods from ``MABENCH_HOME`` (the run records name their file) are marked, so an
+author finds their own at once. Written as ``leaderboard.{md,csv,tex}`` beside the regenerated tables
+(``mabench tables``); the HTML page with a figure per data set is :mod:`mabench.report.leaderboard_page`.
 
 The algorithm's time and peak memory are measurements, not results: a re-run gives other values. They
 go to ``leaderboard_cost.{md,csv}`` (same rows, same order), so that every other file the tables stage
@@ -25,8 +28,10 @@ from mabench import io
 METRICS = ["il", "dld", "rld", "id", "si", "g_dr", "g_il"]
 
 
-def table(results: pd.DataFrame, best_known: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The leaderboard rows (see the module docstring); ``best_known``: registry/best_known's index."""
+def table(results: pd.DataFrame, best_known: pd.DataFrame | None = None,
+          bounds: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The leaderboard rows (see the module docstring); ``best_known``: registry/best_known's index,
+    ``bounds``: its bounds.csv (columns dataset, k, il_bound)."""
     frame = results.copy()
     for column, default in (("dataset_params", ""), ("params", ""), ("seed", 0)):
         if column not in frame:
@@ -46,11 +51,12 @@ def table(results: pd.DataFrame, best_known: pd.DataFrame | None = None) -> pd.D
     out = frame.groupby(["data", "algo_id", "k"], sort=True).agg(agg).reset_index().rename(columns={"seed": "draws"})
     if "il" in out:
         out["rank"] = out.groupby(["data", "k"])["il"].rank(method="min").astype("Int64")
-        out["gap_best_known"] = np.nan
-        if best_known is not None and len(best_known):
-            best = best_known.groupby(["dataset", "k"])["il"].min()
-            keys = list(zip(out["data"], out["k"].astype(int)))
-            out["gap_best_known"] = [il - best[key] if key in best.index else np.nan for key, il in zip(keys, out["il"])]
+        keys = list(zip(out["data"], out["k"].astype(int)))
+        for column, ref, value in (("gap_best_known", best_known, "il"), ("gap_bound", bounds, "il_bound")):
+            out[column] = np.nan
+            if ref is not None and len(ref):
+                best = ref.groupby(["dataset", "k"])[value].min()
+                out[column] = [il - best[key] if key in best.index else np.nan for key, il in zip(keys, out["il"])]
         out = out.sort_values(["data", "k", "rank", "algo_id"], kind="stable")
     return out.reset_index(drop=True)
 
@@ -71,9 +77,10 @@ def _row_head(r) -> list[str]:
 
 def _shown(board: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     metrics = [m for m in METRICS if m in board.columns]
-    head = ["data set", "k", "rank", "method", *[m.upper() for m in metrics], "gap to best-known", "draws"]
+    head = ["data set", "k", "rank", "method", *[m.upper() for m in metrics], "gap to best-known", "gap to bound",
+            "draws"]
     rows = [[*_row_head(r), *[_num(getattr(r, m)) for m in metrics], _num(getattr(r, "gap_best_known", np.nan)),
-             str(r.draws)] for r in board.itertuples(index=False)]
+             _num(getattr(r, "gap_bound", np.nan)), str(r.draws)] for r in board.itertuples(index=False)]
     return head, rows
 
 
@@ -85,7 +92,9 @@ def markdown(board: pd.DataFrame) -> str:
     lines = ["# Leaderboard", "",
              "Every method this run computed, per data set and k, ranked by IL (1 = lowest; means over draws). "
              "★ = a method from MABENCH_HOME. Gap to best-known: IL − the best-known partition's IL "
-             "(registry/best_known), in IL points. Time and memory: [leaderboard_cost.md](leaderboard_cost.md).",
+             "(registry/best_known); gap to bound: IL − the certified lower bound (registry/best_known/bounds.csv, "
+             "docs/bounds.md); both in IL points (the optimum lies between them). Time and memory: "
+             "[leaderboard_cost.md](leaderboard_cost.md).",
              "", *_table_md(*_shown(board))]
     return "\n".join(lines) + "\n"
 
@@ -112,9 +121,22 @@ def latex(board: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(results: pd.DataFrame, out_dir, best_known: pd.DataFrame | None = None) -> pd.DataFrame:
+def references(root=None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """(registry/best_known's index, its bounds.csv or None when there is none)."""
+    from mabench.errors import UserError
+    from mabench.optimum import best_known, bounds
+
+    try:
+        bound = bounds.load(root)
+    except UserError:
+        bound = None
+    return best_known.load_index(root), bound
+
+
+def write(results: pd.DataFrame, out_dir, best_known: pd.DataFrame | None = None,
+          bounds: pd.DataFrame | None = None) -> pd.DataFrame:
     """``leaderboard.{md,csv,tex}`` and ``leaderboard_cost.{md,csv}`` under ``out_dir``; returns the rows."""
-    board = table(results, best_known)
+    board = table(results, best_known, bounds)
     out_dir = Path(out_dir)
     cost = [c for c in COST if c in board.columns]
     io.write_text(out_dir / "leaderboard.md", markdown(board))

@@ -32,7 +32,7 @@ tr.v-within-tolerance td.verdict{background:#a6d96a}
 tr.v-not-reproduced td.verdict{background:#d73027;color:#fff}
 tr.v-not-run td.verdict{background:#969696;color:#fff}
 tr.v-not-implemented td.verdict{background:#e0e0e0}
-tr.v-not-reproduced{background:#fdecea}
+tr.v-not-reproduced{background:#fdecea}tr.user{background:#fff5d6;font-weight:600}
 figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.8em;color:#555}
 .counts span{display:inline-block;padding:1px 8px;margin-right:4px;border-radius:3px;font-size:.85em}
@@ -208,12 +208,23 @@ def _source_page(source: str, comp: pd.DataFrame, results: pd.DataFrame, prov: d
     return _page(f"mabench reproduction: {title}", "".join(body))
 
 
-def _index_page(compared: pd.DataFrame, prov: dict, fig_dir: Path, frontier_link: bool = False) -> str:
-    body = ["<h1>mabench reproduction reports</h1>",
-            "<p>Every published number in <code>registry/published.csv</code>, recomputed by mabench. One page per "
-            "seed paper; verdict rules and cause classes in <code>docs/published.md</code>.</p>",
-            f'<p class="headline">{_esc(tables.class_summary(compared))}</p>', _counts_html(compared),
-            _classes_html(compared)]
+def _index_page(compared: pd.DataFrame, prov: dict, fig_dir: Path, frontier_link: bool = False,
+                left_out: int = 0) -> str:
+    body = ['<p class="headline"><a href="leaderboard.html">Leaderboard</a>: every method this run computed, '
+            "per data set and k, ranked by IL, with the gaps to the best-known partition and the certified bound "
+            "and a figure per data set.</p>",
+            "<h1>mabench reproduction reports</h1>",
+            "<p>The published numbers in <code>registry/published.csv</code> whose tables this run computed, "
+            "recomputed by mabench. One page per seed paper; verdict rules and cause classes in "
+            "<code>docs/published.md</code>."
+            + (f" {left_out} table(s) of the registry whose cells this configuration does not run are left out."
+               if left_out else "") + "</p>"]
+    if compared.empty:
+        body.append("<p>This configuration runs none of the published tables' cells.</p>")
+        body.append(_provenance_html(prov))
+        return _page("mabench reproduction reports", "".join(body))
+    body += [f'<p class="headline">{_esc(tables.class_summary(compared))}</p>', _counts_html(compared),
+             _classes_html(compared)]
     body.append("<ul>" + "".join(f'<li><span class="k-{_esc(c)}">{_esc(c)}</span> {_esc(tables.CLASS_MEANING[c])}</li>'
                                  for c in published.CLASSES) + "</ul>")
     png = plotting.png_bytes(figures.verdict_overview(compared))
@@ -244,14 +255,22 @@ def _index_page(compared: pd.DataFrame, prov: dict, fig_dir: Path, frontier_link
 def write_report(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None = None) -> list[Path]:
     """Write ``index.html`` and one ``<source>.html`` per source of the registry; return the pages."""
     registry = published.load() if registry is None else registry
-    compared = published.compare(registry, results)
     out_dir = Path(out_dir)
     fig_dir = out_dir / "figures"
     prov = provenance(results)
-    written = []
-    for source, comp in compared.groupby("source", sort=True):
+    written = [write_leaderboard(results, out_dir, prov)]
+    compared, left_out = tables.run_tables(published.compare(registry, results))
+    for source in sorted(registry["source"].unique()):
+        comp = compared[compared["source"] == source]
         target = out_dir / f"{source}.html"
-        io.write_text(target, _source_page(source, comp, results, prov, fig_dir))
+        if comp.empty:  # the workflow's report rule names every source's page
+            title = tables.SOURCES.get(source, source)
+            page = _page(f"mabench reproduction: {title}",
+                         f'<nav><a href="index.html">← all papers</a></nav><h1>{_esc(title)}</h1><p>This '
+                         "configuration runs none of this paper's tables.</p>" + _provenance_html(prov))
+        else:
+            page = _source_page(source, comp, results, prov, fig_dir)
+        io.write_text(target, page)
         written.append(target)
     from mabench.report import sdcmicro
 
@@ -263,8 +282,22 @@ def write_report(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None =
     if page is not None:
         io.write_text(out_dir / "frontier.html", page)
         written.append(out_dir / "frontier.html")
-    io.write_text(out_dir / "index.html", _index_page(compared, prov, fig_dir, frontier_link=page is not None))
+    io.write_text(out_dir / "index.html", _index_page(compared, prov, fig_dir, frontier_link=page is not None,
+                                                      left_out=left_out))
     return [out_dir / "index.html"] + written
+
+
+def write_leaderboard(results: pd.DataFrame, out_dir, prov: dict | None = None) -> Path:
+    """``leaderboard.html`` (mabench.report.leaderboard_page) in ``out_dir``, its figures in ``figures/``."""
+    from mabench.report import leaderboard, leaderboard_page
+
+    out_dir = Path(out_dir)
+    board = leaderboard.table(results, *leaderboard.references())
+    prov = provenance(results) if prov is None else prov
+    body = ('<nav><a href="index.html">reproduction reports</a><a href="#provenance">provenance</a></nav>'
+            + leaderboard_page.body(board, _esc, _figure_html, out_dir / "figures") + _provenance_html(prov))
+    io.write_text(out_dir / "leaderboard.html", _page("mabench leaderboard", body))
+    return out_dir / "leaderboard.html"
 
 
 def _plain_table_html(frame: pd.DataFrame, name: str) -> str:

@@ -313,7 +313,8 @@ def scale_section(part: pd.DataFrame, results: pd.DataFrame, baseline=("mdav", "
 
 def write_tables(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None = None) -> pd.DataFrame:
     registry = published.load() if registry is None else registry
-    compared = _mark_absent_plugins(published.compare(registry, results))
+    everything = _mark_absent_plugins(published.compare(registry, results))
+    compared, left_out = run_tables(everything)
     res = _result_key(results)
     readings = ReadingIndex(res)
     out_dir = Path(out_dir)
@@ -334,20 +335,34 @@ def write_tables(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None =
         with io.atomic_path(out_dir / f"{name}.csv") as tmp:
             part.to_csv(tmp, index=False, float_format="%.10g")
         index_rows.append((source, table, name, counts))
-    from mabench.optimum import best_known
     from mabench.report import leaderboard
 
-    leaderboard.write(results, out_dir, best_known.load_index())
-    _write_index(compared, index_rows, out_dir)
-    return compared
+    leaderboard.write(results, out_dir, *leaderboard.references())
+    _write_index(compared, index_rows, out_dir, left_out)
+    return everything
 
 
-def _write_index(compared, index_rows, out_dir: Path) -> None:
+def run_tables(compared: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """(the rows of the published tables this run computed at least one number of, how many tables
+    were left out): a configuration that never meant to run a paper's table gets no page saying
+    that its numbers were "not run"."""
+    if compared.empty:
+        return compared, 0
+    computed = ~compared["verdict"].isin(["not run", "not implemented"])
+    ran = computed.groupby([compared["source"], compared["table"]]).transform("any")
+    left_out = compared.loc[~ran, ["source", "table"]].drop_duplicates()
+    return compared[ran], len(left_out)
+
+
+def _write_index(compared, index_rows, out_dir: Path, left_out: int = 0) -> None:
     lines = ["# Regenerated tables", "",
-             "**[Leaderboard](leaderboard.md)** ([csv](leaderboard.csv), [tex](leaderboard.tex)): every method "
-             "this run computed, ranked by IL per data set and k, with the gap to the best-known partition; "
+             "**[Leaderboard](leaderboard.md)** ([csv](leaderboard.csv), [tex](leaderboard.tex); HTML with a "
+             "figure per data set: the report's leaderboard.html): every method this run computed, ranked by IL "
+             "per data set and k, with the gaps to the best-known partition and to the certified lower bound; "
              "its measured time and memory: [leaderboard_cost.md](leaderboard_cost.md).", "",
-             "Every published number in registry/published.csv, recomputed by mabench.",
+             "The published numbers in registry/published.csv whose tables this run computed, recomputed by "
+             "mabench."
+             + (f" {left_out} table(s) whose cells this configuration does not run are left out." if left_out else ""),
              "", f"**{class_summary(compared)}**", "", "| Source | Table | " + " | ".join(VERDICT_ORDER) + " | Files |",
              "|---|---|" + "---|" * len(VERDICT_ORDER) + "---|"]
     for source, table, name, counts in index_rows:

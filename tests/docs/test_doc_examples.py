@@ -51,7 +51,7 @@ def run_blocks(path: Path, folder: Path) -> int:
 def test_guide_examples_run(tmp_path):
     pytest.importorskip("pyreadstat", reason="the formats extra (pyreadstat) is not installed")
     pytest.importorskip("sklearn", reason="the sdcmicro extra (scikit-learn) is not installed")
-    assert run_blocks(ROOT / "docs" / "guide.md", tmp_path) == 6
+    assert run_blocks(ROOT / "docs" / "guide.md", tmp_path) == 8
 
 
 @pytest.mark.slow

@@ -49,3 +49,70 @@ def test_data_sets_without_a_best_known_partition_have_no_gap(tmp_path):
     frame = _results().assign(dataset="sim1", dataset_params="n=60")
     board = leaderboard.table(frame, pd.DataFrame([{"dataset": "tarragona", "k": 3, "il": 14.5}]))
     assert board["gap_best_known"].isna().all() and set(board["data"]) == {"sim1[n=60]"}
+
+
+def test_the_gap_to_the_certified_bound_sits_next_to_the_gap_to_best_known(tmp_path):
+    best = pd.DataFrame([{"dataset": "tarragona", "k": 3, "il": 14.5}])
+    bounds = pd.DataFrame([{"dataset": "tarragona", "k": 3, "il_bound": 12.0}])
+    board = leaderboard.write(_results(), tmp_path, best, bounds)
+    mdav = board[board.algo_id == "mdav"].iloc[0]
+    assert mdav["gap_bound"] == 17.43 - 12.0 and mdav["gap_bound"] > mdav["gap_best_known"]
+    md = (tmp_path / "leaderboard.md").read_text()
+    assert "| gap to best-known | gap to bound | draws |" in md
+    assert "| 2.9300 | 5.4300 | 2 |" in md  # mdav: 17.43 − 14.5 and 17.43 − 12.0
+    assert leaderboard.table(_results(), best)["gap_bound"].isna().all()  # no bounds: no gap, no error
+
+
+def test_the_shipped_references_give_a_bound_for_a_catalog_cell():
+    best, bounds = leaderboard.references()
+    assert bounds is not None and {"dataset", "k", "il_bound"} <= set(bounds.columns)
+    board = leaderboard.table(_results(), best, bounds)
+    assert board["gap_bound"].notna().all() and (board["gap_bound"] >= board["gap_best_known"]).all()
+
+
+def test_the_html_page_has_a_figure_per_data_set_and_highlights_the_users_methods(tmp_path):
+    from mabench.report import pages
+
+    frame = pd.concat([_results(), _results().assign(dataset="census", dataset_id="census"),
+                       _results().assign(k=5, il=lambda f: f["il"] + 3)])
+    page = pages.write_leaderboard(frame, tmp_path).read_text()
+    assert page.count('data-figure="leaderboard_') == 2  # census and tarragona
+    assert "Your methods (★, from MABENCH_HOME): <b>pc1cut</b>" in page
+    assert page.count('<tr class="user">') == 3 and "gap to bound" in page
+    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == ["leaderboard_0.png", "leaderboard_1.png"]
+
+
+def test_a_user_config_gets_no_pages_of_tables_it_never_ran(tmp_path):
+    """Only the published tables with a computed number appear (no "1247 not run"); the leaderboard
+    leads the HTML index."""
+    from mabench.report import pages, published, tables
+
+    registry = published.load()
+    results = _results().assign(params="tail=3k")  # tarragona k=3 of mdav[tail=3k] (cbfs, pc1cut): a few published cells
+    compared, left_out = tables.run_tables(published.compare(registry, results))
+    assert len(compared) and left_out > 0
+    assert not (compared.groupby(["source", "table"])["verdict"]
+                .apply(lambda v: v.isin(["not run", "not implemented"]).all())).any()
+    pages.write_report(results, tmp_path / "report", registry)
+    index = (tmp_path / "report" / "index.html").read_text()
+    assert index.index("leaderboard.html") < index.index("reproduction reports</h1>")
+    assert f"{left_out} table(s) of the registry whose cells this configuration does not run are left out" in index
+    every = published.compare(registry, results)
+    assert f"{int((every['verdict'] == 'not run').sum())} not run" not in index
+    tables.write_tables(results, tmp_path / "tables", registry)
+    md = (tmp_path / "tables" / "index.md").read_text()
+    assert f"{left_out} table(s) whose cells this configuration does not run are left out" in md
+    written = {p.stem for p in (tmp_path / "tables").glob("*.md")}
+    assert {tables.slug(s, t) for s, t in compared[["source", "table"]].drop_duplicates().itertuples(index=False)} \
+        <= written
+    assert len(written) < 2 + len(registry[["source", "table"]].drop_duplicates())
+
+
+def test_report_only_leaderboard_writes_that_page_alone(tmp_path, capsys):
+    from mabench import cli
+
+    path = tmp_path / "results.parquet"
+    _results().to_parquet(path)
+    status = cli.main(["report", "--results", str(path), "--out-dir", str(tmp_path / "r"), "--only", "leaderboard"])
+    assert status == 0, capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["figures", "leaderboard.html"]

@@ -199,7 +199,8 @@ def built_report(tmp_path_factory):
 
 def test_report_pages_are_self_contained(built_report):
     out, pages, registry = built_report
-    assert {p.name for p in pages} == {"index.html", "sdcmicro.html", "frontier.html"} | {f"{s}.html" for s in registry["source"].unique()}
+    assert {p.name for p in pages} == {"index.html", "leaderboard.html", "sdcmicro.html", "frontier.html"} | {
+        f"{s}.html" for s in registry["source"].unique()}
     for page in pages:
         text = page.read_text(encoding="utf-8")
         # nothing fetched from anywhere: every image is inline, no script, no external link

@@ -7,7 +7,8 @@ from the cell's generator.
 
 * ``cmeans``: fuzzy c-means (Bezdek 1981) as e1071's ``cmeans(x, nc)`` defaults it: fuzzifier m = 2,
   Euclidean distances, initial centres ``nc`` distinct records drawn at random, at most 100 iterations,
-  stopping when the objective changes by less than 1e-8 relative; each record in the cluster of its
+  stopping when the objective changes by less than sqrt(machine epsilon) relative (e1071's loop,
+  ``cmeans_from``: equal to e1071's centres from the same start, fixture cmeans.json); each record in the cluster of its
   largest membership (the first on ties), centres the fuzzy centres. (sdcMicro's own cmeans branch
   stops with an error: docs/findings.md#sdcmicro-clustermethod-cmeans-stops-mclust-is-not-there.)
 * ``bclust``: bagged clustering (Leisch 1999) as e1071's ``bclust(x, nc)`` defaults it: 10 bootstrap
@@ -28,7 +29,7 @@ from mabench.errors import UserError
 
 FUZZIFIER = 2.0
 CMEANS_MAX_ITER = 100
-CMEANS_RELTOL = 1e-8
+CMEANS_RELTOL = float(np.sqrt(np.finfo(np.float64).eps))  # e1071: sqrt(.Machine$double.eps)
 BCLUST_ITER_BASE = 10
 BCLUST_BASE_CENTERS = 20
 
@@ -52,18 +53,28 @@ def _memberships(X: np.ndarray, centres: np.ndarray) -> np.ndarray:
 
 def cmeans(X: np.ndarray, nc: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     n = X.shape[0]
-    centres = X[rng.choice(n, nc, replace=False)].copy()
-    previous = np.inf
+    return cmeans_from(X, X[rng.choice(n, nc, replace=False)].copy())
+
+
+def cmeans_from(X: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Fuzzy c-means iterated from the given starting ``centres``, as e1071's C ``cmeans`` loops
+    (src/cmeans.c): memberships of the start, then per iteration new centres, new memberships and
+    the objective Σ u^m d² with those memberships; stop when it changes by less than
+    ``reltol·(old + reltol)`` or after ``CMEANS_MAX_ITER`` iterations."""
+    def objective(u, c):
+        return float((u ** FUZZIFIER * ((X[:, None, :] - c[None, :, :]) ** 2).sum(axis=2)).sum())
+
+    u = _memberships(X, centres)
+    previous = objective(u, centres)
     for _ in range(CMEANS_MAX_ITER):
-        u = _memberships(X, centres)
         um = u ** FUZZIFIER
         centres = (um.T @ X) / um.sum(axis=0)[:, None]
-        objective = float((um * ((X[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)).sum())
-        if abs(previous - objective) <= CMEANS_RELTOL * (abs(objective) + CMEANS_RELTOL):
+        u = _memberships(X, centres)
+        value = objective(u, centres)
+        if abs(previous - value) < CMEANS_RELTOL * (previous + CMEANS_RELTOL):
             break
-        previous = objective
-    labels = np.argmax(_memberships(X, centres), axis=1)
-    return labels.astype(np.int64), centres
+        previous = value
+    return np.argmax(u, axis=1).astype(np.int64), centres
 
 
 def bclust(X: np.ndarray, nc: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

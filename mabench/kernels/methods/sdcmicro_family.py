@@ -1,0 +1,64 @@
+"""The declarations of sdcMicro's projection methods, shared: ``pca``, ``pppca`` and ``mcdpca`` sort
+the records by a score and cut groups of k (:func:`projection`); ``clustpca``, ``clustpppca`` and
+``clustmcdpca`` cluster first and sort each cluster by the same scores (:func:`clusterwise`). A plugin
+file names its score function and what is its own (complexity, title, notes); everything the family
+shares — parameters, the original values (``uses_raw``), the citation's form, the clustering's memory —
+is said here once.
+
+A score function is ``scores(X, rng) -> (n,) float64`` on the original values ``X``.
+"""
+
+from __future__ import annotations
+
+from mabench.kernels.methods import sdcmicro as S
+from mabench.plugin import Algorithm, linear_bytes, linear_memory
+
+# `mabench check` runs k-means too: with the default CLARA (R's own draws) the rng is never used, so
+# only a randomized clustering shows that the declared randomness is real.
+RANDOMIZED_CLUSTERING = ({"clustermethod": "kmeans"},)
+CLUSTER_NOTE = "Clustering as in influence (original values; clara/pam/kmeans; clusters numbered by first record). "
+
+
+def _citation(source: str) -> str:
+    return f"{S.SDC_DOC} ({source}); {S.SEED_PROJECTION}; {S.CITE_DOC}"
+
+
+def projection(name: str, scores, *, time: str, memory: str, title: str, notes: str, deterministic: bool,
+               memory_bytes=linear_memory, source: str = "") -> Algorithm:
+    """sdcMicro's ``microaggregation(method = name)``: records sorted by ``scores`` (equal scores keep
+    record order), cut into consecutive groups of k."""
+
+    def run(Z, k, params, rng, raw=None):
+        return S.chunk_labels(S.stable_order(scores(S.values(Z, raw), rng)), k)
+
+    return Algorithm(name=name, time=time, memory=memory, memory_bytes=memory_bytes, title=title,
+                     citation=_citation(source or f"micro_{name}"), run=run, deterministic=deterministic,
+                     uses_raw=True, notes=notes)
+
+
+def clusterwise(name: str, scores, *, time: str, title: str, notes: str) -> Algorithm:
+    """sdcMicro's ``microaggregation(method = name, nc, clustermethod)``: clusters (S.clusters), each
+    ordered by ``scores`` of its own records, concatenated and cut into groups of k. Randomized: the
+    k-means, c-means, bagged and mixture clusterings draw from the rng (CLARA and PAM do not)."""
+
+    def run(Z, k, params, rng, raw=None):
+        return S.cluster_order(S.values(Z, raw), k, params, rng, name, lambda rows: scores(rows, rng))
+
+    return Algorithm(
+        name=name, time=f"O(n·d·nc) for CLARA or k-means (PAM: O(n²·d)), then {time}",
+        memory="O(n·d) (clustermethod=pam: O(n²), the dissimilarity matrix)",
+        memory_bytes=lambda n, d, k, p: linear_bytes(n, d) + (8 * n * n if p.get("clustermethod") == "pam" else 0),
+        title=title, citation=_citation(f"micro_{name}"), run=run, params={"nc": S.NC, "clustermethod": S.CLUSTER},
+        deterministic=False, uses_raw=True, notes=CLUSTER_NOTE + notes, test_params=RANDOMIZED_CLUSTERING)
+
+
+def pca_scores(X, rng):
+    return S.pca_scores(X)
+
+
+def pppca_scores(X, rng):
+    return S.pppca_scores(X)
+
+
+def mcdpca_scores(X, rng):
+    return S.mcdpca_scores(X, rng)
