@@ -32,12 +32,8 @@ from mabench.plugin import Algorithm, Param
 
 @njit(cache=True)
 def dbfs_labels(Z, k, pairs):
-    n, d = Z.shape
-    W, ids, alive = K.work_buffer(Z)
-    labels = np.full(n, K.UNASSIGNED, dtype=np.int64)
-    S = K.scratch(n, d, k)
-    state = K.far_partners(W, alive, ids, n, S)
-    slot_of = np.arange(n)
+    n = Z.shape[0]
+    W, ids, alive, labels, S, state, slot_of = K.pair_start(Z, k)
     m = n
     left = n
     g = np.int64(0)

@@ -56,16 +56,7 @@ def _nearest(X, center, k, available):
 
 
 def kward_labels(Z, k):
-    n = Z.shape[0]
-    labels = np.full(n, -1, dtype=np.int64)
-    g = 0
-    stack = [np.arange(n)]
-    while stack:
-        idx = stack.pop()
-        if idx.size < 2 * k:
-            labels[idx] = g
-            g += 1
-            continue
+    def owners(idx):
         X = np.ascontiguousarray(Z[idx])
         r, s = farthest_pair(X)
         available = np.ones(idx.size, dtype=bool)
@@ -86,14 +77,9 @@ def kward_labels(Z, k):
         sums = np.zeros((m, X.shape[1]))
         np.add.at(sums, slot, X)
         sizes = np.bincount(slot, minlength=m).astype(np.int64)
-        owner = K.ward_merge(sums, sizes, k)[slot]
-        counts = np.bincount(owner)
-        again = counts >= 2 * k  # processed again on their own
-        keep = ~again[owner]
-        labels[idx[keep]] = g + (np.cumsum(~again) - 1)[owner[keep]]
-        g += int((~again).sum())
-        stack += [idx[owner == grp] for grp in np.flatnonzero(again)]
-    return labels
+        return K.ward_merge(sums, sizes, k)[slot]
+
+    return K.split_until_small(Z.shape[0], k, owners)
 
 
 def run(Z, k, params, rng):

@@ -114,12 +114,7 @@ def diameter_fixed_size(Z, k):
     g = np.int64(0)
     while left >= k:
         while True:
-            r = np.int64(-1)
-            best_v = -1.0
-            for i in range(m):
-                if alive[i] and far_d[ids[i]] > best_v:
-                    best_v = far_d[ids[i]]
-                    r = i
+            r = K.max_far_slot(far_d, alive, ids, m)
             if labels[far_id[ids[r]]] == K.UNASSIGNED:
                 break
             _refresh(W, alive, ids, m, r, S, far_d, far_id)

@@ -46,18 +46,6 @@ def _min_into(mind, dist, m):
 
 
 @njit(cache=True)
-def _farthest_by_id(dist, ids, alive, m):
-    """Alive slot whose record has the largest precomputed distance; ties -> lowest id."""
-    best = -1
-    bv = -1.0
-    for i in range(m):
-        if alive[i] and dist[ids[i]] > bv:
-            bv = dist[ids[i]]
-            best = i
-    return best
-
-
-@njit(cache=True)
 def vmdav_labels(Z, k, gamma, fixed_centroid, loop_2k):
     n, d = Z.shape
     W, ids, alive = K.work_buffer(Z)
@@ -79,7 +67,7 @@ def vmdav_labels(Z, k, gamma, fixed_centroid, loop_2k):
     while left >= stop:
         m = K.centroid(W, ids, alive, m, left, S.sums, c_now)
         if fixed_centroid:
-            e = _farthest_by_id(d_fixed, ids, alive, m)
+            e = K.max_far_slot(d_fixed, alive, ids, m)
         else:
             e = K.distances_from(W, alive, m, c_now, S)
         size = K.group_around(W, ids, alive, m, e, k, labels, g, S)  # leaves e's distances in S.dist

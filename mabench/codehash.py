@@ -96,6 +96,10 @@ def _parse(path: Path, module: str) -> _Parsed:
         base = base[: len(base) - node.level + 1]
         return ".".join(base + ([node.module] if node.module else []))
 
+    # One walk of the tree collects the imports, the string constants and the attribute and name uses
+    # (every call of mabench hashes the engine's files); which names the imports bind is known only
+    # after the whole walk, so the uses are resolved after it.
+    strings, uses = [], []  # uses: Attribute and Name nodes, in walk order
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -124,16 +128,20 @@ def _parse(path: Path, module: str) -> _Parsed:
                     exports[local] = ("attr", source, alias.name)  # a re-export: needed when used
                 else:
                     core.append(("attr", source, alias.name))
+        elif isinstance(node, ast.Constant):
+            if isinstance(node.value, str) and _MODULE_NAME.match(node.value):
+                strings.append(node.value)
+        elif isinstance(node, (ast.Attribute, ast.Name)):
+            uses.append(node)
     # A module imported by name at run time (importlib.import_module("sklearn.covariance"), a helper
     # that does): a string naming an installed third-party package counts as its import.
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Constant) and isinstance(n.value, str) and _MODULE_NAME.match(n.value):
-            top = n.value.split(".")[0]
-            if top != "mabench" and top in _distributions():
-                external.add(top)
+    for value in strings:
+        top = value.split(".")[0]
+        if top != "mabench" and top in _distributions():
+            external.add(top)
     if bound:
-        values = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-        for n in ast.walk(tree):
+        values = {id(n.value) for n in uses if isinstance(n, ast.Attribute)}
+        for n in uses:
             if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in bound:
                 core.append(("attr", bound[n.value.id], n.attr))
             elif isinstance(n, ast.Name) and n.id in bound and id(n) not in values and isinstance(n.ctx, ast.Load):

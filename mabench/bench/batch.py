@@ -31,6 +31,7 @@ from mabench.bench import verify
 from mabench.errors import UserError
 from mabench.codehash import cell_code_hash
 from mabench.bench.runner import run_cells
+from mabench.bench.records import JobPlan
 
 
 def _file_digest(path: str) -> str:
@@ -95,14 +96,14 @@ def run_plan(plan: dict, cache_dir: str | None = None, follow: str | None = None
     waited = 0.0
     since = time.monotonic()
     load = shared_loader(8)  # runs on the same data are consecutive in a plan
-    for i, run in enumerate(plan["runs"]):
+    job = JobPlan.from_dict(plan)
+    for i, run in enumerate(job.runs):
         if follow:
             waited += handoff.wait_for(follow, i, since)
-        draws = [(int(seed), str(path)) for seed, path in run["draws"]]
-        computed += run_batch(run["algorithm"], dict(run.get("params") or {}), draws, [int(k) for k in run["k"]],
-                              run.get("metrics", plan.get("metrics")), run["cells_dir"], cache_dir,
-                              plan.get("options") or {}, batch=plan.get("batch"), load=load)
-        cells += len(draws) * len(run["k"])
+        draws = [(seed, path) for seed, path in run.draws]
+        computed += run_batch(run.algorithm, run.params, draws, run.k, run.metrics, run.cells_dir, cache_dir,
+                              job.options or {}, batch=job.batch, load=load)
+        cells += len(draws) * len(run.k)
     if follow:
         _log(f"waited {waited:.1f} s for the compile step")
     return cells, computed
@@ -196,13 +197,14 @@ def _compile_runs(plan: dict, warmed: set, load) -> None:
     process has compiled (updated), ``load`` its data loader."""
     from mabench.bench.runner import compile_kernels
 
-    for run in plan["runs"]:
-        seed, path = run["draws"][0]
+    job = JobPlan.from_dict(plan)
+    for run in job.runs:
+        seed, path = run.draws[0]
         before = len(warmed)
-        n, d = compile_kernels(run["algorithm"], str(path), run["k"], int(seed), dict(run.get("params") or {}), warmed,
-                               load, run.get("metrics", plan.get("metrics")) or (), plan.get("options") or {})
+        n, d = compile_kernels(run.algorithm, path, run.k, seed, run.params, warmed, load, run.metrics or (),
+                               job.options or {})
         if len(warmed) > before:
-            _log(f"compiled {run['algorithm']} {run.get('params') or ''} for {n} x {d}")
+            _log(f"compiled {run.algorithm} {run.params or ''} for {n} x {d}")
 
 
 def shared_loader(size: int | None):

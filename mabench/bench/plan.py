@@ -33,6 +33,7 @@ from pathlib import Path
 from mabench import data, discovery
 from mabench.data import fetch
 from mabench.data.seeds import cell_seeds
+from mabench.bench.records import JobPlan, PlannedRun
 from mabench.errors import UserError
 
 
@@ -143,27 +144,19 @@ class Plan:
         return sorted({self.data_file(ds_id, s) for ds_id, ids in job.groups for a in ids
                        for s in self.batch_seeds(ds_id, a)})
 
-    def job_plan(self, job: Job) -> dict:
+    def job_plan(self, job: Job) -> JobPlan:
         """What ``mabench batch`` runs for one job."""
-        return {
-            "batch": job.name,
-            "runs": [
-                {
-                    "algorithm": self.algorithms[a].algorithm,
-                    "params": self.algorithms[a].params,
-                    "draws": [[s, self.data_file(ds_id, s)] for s in self.batch_seeds(ds_id, a)],
-                    "k": self.algo_ks(ds_id, a),
-                    "metrics": self.datasets[ds_id].metrics,
-                    "cells_dir": f"results/cells/{ds_id}/{a}",
-                }
-                for ds_id, ids in job.groups for a in ids
-            ],
-        }
+        return JobPlan(job.name, [
+            PlannedRun(self.algorithms[a].algorithm, self.algorithms[a].params,
+                       [[s, self.data_file(ds_id, s)] for s in self.batch_seeds(ds_id, a)],
+                       self.algo_ks(ds_id, a), self.datasets[ds_id].metrics, f"results/cells/{ds_id}/{a}")
+            for ds_id, ids in job.groups for a in ids
+        ])
 
     def job_plans(self) -> dict:
         """Every job's plan by job name: the file (``results/plans.json``) the batch jobs read, so that
         a job's command line and Snakemake's per-file records stay short however many cells it runs."""
-        return {"jobs": {job.name: self.job_plan(job) for job in self.jobs}}
+        return {"jobs": {job.name: self.job_plan(job).as_dict() for job in self.jobs}}
 
     def plans_text(self) -> str:
         """:meth:`job_plans` as the text of ``results/plans.json`` (compact JSON, one line)."""
@@ -186,8 +179,8 @@ class Plan:
         i of the lead job is run i here, which is what the lead job waits for), then every other
         job's."""
         lead = self.lead_job()
-        runs = [run for job in self.jobs if job is not lead for run in self.job_plan(job)["runs"]]
-        return (self.job_plan(lead)["runs"] if lead is not None else []) + runs
+        order = ([lead] if lead is not None else []) + [job for job in self.jobs if job is not lead]
+        return [run.as_dict() for job in order for run in self.job_plan(job).runs]
 
     def job_digest(self, job: Job | None = None) -> str:
         """A short hash of one job's plan (of every job's when ``job`` is None): a job whose plan
@@ -195,7 +188,7 @@ class Plan:
         import hashlib
         import json
 
-        plan = self.job_plans() if job is None else self.job_plan(job)
+        plan = self.job_plans() if job is None else self.job_plan(job).as_dict()
         return hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()[:16]
 
     def job_code_hash(self, job: Job) -> str:
@@ -206,7 +199,7 @@ class Plan:
 
         from mabench.codehash import cell_code_hash
 
-        codes = sorted({cell_code_hash(run["algorithm"], run["params"]) for run in self.job_plan(job)["runs"]})
+        codes = sorted({cell_code_hash(run.algorithm, run.params) for run in self.job_plan(job).runs})
         return hashlib.sha256(" ".join(codes).encode()).hexdigest()[:16]
 
     def write_job_stamps(self, folder: str = "results/batches") -> dict[str, str]:

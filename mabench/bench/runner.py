@@ -32,6 +32,7 @@ from mabench.bench import threads
 from mabench import memory
 from mabench.bench.progress import NULL, Progress
 from mabench.bench.strata import SERIAL, Spread, join_strata, run_strata
+from mabench.bench.records import RunRecord
 from mabench.bench.compiling import compile_notice
 from mabench.kernels.core.aggregate import aggregate
 from mabench.plugin import AGGREGATION, call_run, format_params, split_aggregation, split_output
@@ -441,36 +442,19 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
         values.update(evaluate(ctx, [name]))
         progress.end()
     metric_seconds, metric_cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
-    record = {
-        "algorithm": algo.name,
-        "params": shown_params(resolved),
-        "dataset": ds.name,
-        "dataset_params": format_params(ds.params),
-        "k": int(k),
-        "seed": int(seed),
-        "n": int(n),
-        "d": int(d),
+    record = RunRecord(
+        algo.name, shown_params(resolved), ds.name, format_params(ds.params), int(k), int(seed), int(n), int(d),
         # Per-variable: the largest number of groups of any variable, sizes over all variables.
-        "n_groups": int(max(c.size for c in column_sizes)) if per_variable else int(sizes.size),
-        "min_group": int(sizes.min()),
-        "max_group": int(sizes.max()),
-        **values,
-        "seconds": seconds,
-        "metric_seconds": metric_seconds,
+        n_groups=int(max(c.size for c in column_sizes)) if per_variable else int(sizes.size),
+        min_group=int(sizes.min()), max_group=int(sizes.max()), metrics=values,
+        seconds=seconds, metric_seconds=metric_seconds,
         # CPU time of the process (all its threads) over the same spans: unlike wall time, it does not
         # grow when other processes share the cores (the workflow's start-up share is counted in CPU)
-        "cpu_seconds": cpu_seconds,
-        "metric_cpu_seconds": metric_cpu_seconds,
-        "threads": n_threads,
-        "max_rss_mb": peak_rss_mb(),
-        **codehash.cell_provenance(algo.name, resolved),
-    }
-    if layout.strata is not None:
-        record["n_strata"] = len(layout.stratum_names)
-    if per_variable:
-        record["per_variable"] = True
-    if info:
-        record["info"] = info
+        cpu_seconds=cpu_seconds, metric_cpu_seconds=metric_cpu_seconds,
+        threads=n_threads, max_rss_mb=peak_rss_mb(), provenance=codehash.cell_provenance(algo.name, resolved),
+        n_strata=len(layout.stratum_names) if layout.strata is not None else None,
+        per_variable=per_variable, info=info or None,
+    ).as_dict()
     return CellResult(record, labels, list(ds.columns), ctx)
 
 

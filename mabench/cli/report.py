@@ -17,13 +17,11 @@ def _tables_arguments(s) -> None:
 
 
 def cmd_tables(args) -> None:
-    from mabench.bench import provenance
     from mabench.report import published, tables
 
     results = tables.read_results(args.results)
     registry = published.load(args.published) if args.published else None
-    commit = str(results["git_commit"].iloc[0]) if "git_commit" in results else provenance.git_commit()
-    compared = tables.write_tables(results, args.out_dir, registry, commit)
+    compared = tables.write_tables(results, args.out_dir, registry)
     print_json({"published": int(len(compared)),
                  **{v: int((compared["verdict"] == v).sum()) for v in tables.VERDICT_ORDER}})
 

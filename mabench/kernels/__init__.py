@@ -63,14 +63,14 @@ from mabench.kernels.improve.localsearch import (EPS, apply_move, best_change, d
                           nearest_groups, perturb, r1, r2, r3, swap_cost, total_sse)
 from mabench.kernels.improve.icsm import (complex_heuristic, grow_update, group_scores, group_scores_fast, simple_heuristic, slide_update, tour,  # noqa: E402
                    tour2assignment, window_costs)
-from mabench.kernels.spatial.farpair import far_partners, far_refresh, most_distant_pair  # noqa: E402
+from mabench.kernels.spatial.farpair import far_partners, far_refresh, max_far_slot, most_distant_pair, pair_start  # noqa: E402
 from mabench.kernels.methods.tfrp import reference_points, two_reference_labels  # noqa: E402
 from mabench.kernels.methods.density import density_labels, knn_spread  # noqa: E402
 from mabench.kernels.methods.refine import dissolve_reassign  # noqa: E402
 from mabench.kernels.spatial.kdtree import KDTree, kd_build, kd_delete, kd_nearest_k, kd_nearest_to_group, kd_remaining, kd_scratch  # noqa: E402
 from mabench.kernels.spatial.pairs import count_close_pairs, distance_range, fill_close_pairs  # noqa: E402
 from mabench.kernels.methods.swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
-from mabench.kernels.methods.ward import kward_sorted, kwr_sorted, ward_increase, ward_merge, ward_merge_diagonal  # noqa: E402
+from mabench.kernels.methods.ward import kward_sorted, kwr_sorted, split_until_small, ward_increase, ward_merge, ward_merge_diagonal  # noqa: E402
 from mabench.kernels.core.select import add_member, nearest_slots  # noqa: E402
 
 __all__ = [
@@ -86,10 +86,10 @@ __all__ = [
     "r1", "r2", "r3", "swap_cost", "total_sse",
     "complex_heuristic", "grow_update", "group_scores", "group_scores_fast", "simple_heuristic", "slide_update", "tour", "tour2assignment",
     "window_costs",
-    "far_partners", "far_refresh", "most_distant_pair", "reference_points", "two_reference_labels",
+    "far_partners", "far_refresh", "max_far_slot", "most_distant_pair", "pair_start", "reference_points", "two_reference_labels",
     "density_labels", "knn_spread", "dissolve_reassign",
     "argmin_alive", "KDTree", "kd_build", "kd_delete", "kd_nearest_to_group", "kd_remaining", "kd_scratch",
     "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
     "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
-    "kward_sorted", "kwr_sorted", "ward_increase", "ward_merge", "ward_merge_diagonal",
+    "kward_sorted", "kwr_sorted", "split_until_small", "ward_increase", "ward_merge", "ward_merge_diagonal",
 ]

@@ -25,12 +25,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mabench.bench.records import RunRecord
 from mabench.errors import UserError
 
-KEY = ["algorithm", "params", "dataset", "dataset_params", "k", "seed"]
-# Columns that describe a cell or its run rather than a metric of its partition.
-NOT_METRICS = set(KEY) | {"dataset_id", "algo_id", "n", "d", "seconds", "metric_seconds", "cpu_seconds",
-                          "metric_cpu_seconds", "threads", "max_rss_mb", "info"}
+KEY = list(RunRecord.KEY)
+# Columns that describe a cell or its run rather than a metric of its partition (the workflow adds the
+# configuration's ids of the data set and the algorithm).
+NOT_METRICS = set(KEY) | {"dataset_id", "algo_id"} | set(RunRecord.RUN)
 VERDICT_RANK = {"reproduced": 0, "within tolerance": 1, "not reproduced": 2, "not run": 3, "not implemented": 4}
 
 

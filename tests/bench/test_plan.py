@@ -46,12 +46,12 @@ def test_randomized_methods_get_several_seeds_on_fixed_data(default_plan):
 def test_job_plan_is_what_batch_runs(default_plan):
     for job in (default_plan.jobs[0], next(j for j in default_plan.jobs if len(j.dataset_ids) > 1)):
         spec = default_plan.job_plan(job)
-        assert spec["batch"] == job.name
+        assert spec.batch == job.name
         wanted = [(ds_id, a) for ds_id, ids in job.groups for a in ids]
-        assert [tuple(r["cells_dir"].split("/")[-2:]) for r in spec["runs"]] == wanted
-        for run, (ds_id, _) in zip(spec["runs"], wanted):
-            assert run["metrics"] == default_plan.datasets[ds_id].metrics
-            for seed, path in run["draws"]:
+        assert [tuple(r.cells_dir.split("/")[-2:]) for r in spec.runs] == wanted
+        for run, (ds_id, _) in zip(spec.runs, wanted):
+            assert run.metrics == default_plan.datasets[ds_id].metrics
+            for seed, path in run.draws:
                 assert path == default_plan.data_file(ds_id, seed)
 
 
@@ -172,17 +172,17 @@ def test_the_lead_job_is_the_longest_and_the_compile_step_takes_its_runs_first_i
     assert lead.name == "packed/part0"  # the real data sets' search cells: the longest job
     assert lead.priority == max(job.priority for job in default_plan.jobs)
     runs = default_plan.compile_runs()
-    own = default_plan.job_plan(lead)["runs"]
-    others = [run for job in default_plan.jobs if job is not lead for run in default_plan.job_plan(job)["runs"]]
+    own = default_plan.job_plan(lead).as_dict()["runs"]
+    others = [run for job in default_plan.jobs if job is not lead for run in default_plan.job_plan(job).as_dict()["runs"]]
     assert runs == own + others
-    assert len(runs) == sum(len(default_plan.job_plan(job)["runs"]) for job in default_plan.jobs)
+    assert len(runs) == sum(len(default_plan.job_plan(job).runs) for job in default_plan.jobs)
 
 
 def test_a_single_job_has_no_lead_and_waits_for_the_compile_step():
     one = plan.build({"k": [3], "algorithms": {"mdav": {"algorithm": "mdav"}},
                       "datasets": {"tarragona": {"spec": "tarragona"}}})
     assert len(one.jobs) == 1 and one.lead_job() is None
-    assert one.compile_runs() == one.job_plan(one.jobs[0])["runs"]
+    assert one.compile_runs() == one.job_plan(one.jobs[0]).as_dict()["runs"]
 
 
 GENERATED = {"algorithms": {"mdav": {"algorithm": "mdav"}}, "datasets": {"s": {"spec": "sim1[n=30,d=2]", "draws": 2}}}

@@ -27,7 +27,16 @@ PARALLEL_MIN = 4 * BLOCK  # below this many slots, thread start-up costs more th
 
 @njit(cache=True)
 def transposed(Z):
-    """Z (n, d) copied as W (d, n): a distance pass then runs over one attribute's contiguous row."""
+    """Z (n, d) copied as W (d, n): a distance pass then runs over one attribute's contiguous row.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+
+    Returns
+    -------
+    (d, n) float64, C-contiguous.
+    """
     n, d = Z.shape
     W = np.empty((d, n))
     for i in range(n):
@@ -38,7 +47,16 @@ def transposed(Z):
 
 @njit(cache=True)
 def work_buffer(Z):
-    """Transposed copy of Z (n, d) -> W (d, n), with record ids and alive flags."""
+    """Transposed copy of Z (n, d) -> W (d, n), with record ids and alive flags.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+
+    Returns
+    -------
+    W (d, n) float64, ids (n,) int64 = 0..n−1, alive (n,) bool all True.
+    """
     return transposed(Z), np.arange(Z.shape[0]), np.ones(Z.shape[0], dtype=np.bool_)
 
 
@@ -67,6 +85,15 @@ def compact(W, ids, alive, m, sums):
 
     Each column is summed by one thread in record order, so the sums are the
     same bits whatever the thread count.
+
+    Parameters
+    ----------
+    W, ids, alive : (d, n) float64, (n,) int64, (n,) bool — the work buffer (:func:`~mabench.kernels.core.buffer.work_buffer`); m : int — the slots in use.
+    sums : (d,) float64 — filled: the alive slots' column sums.
+
+    Returns
+    -------
+    int — the alive slots, now the first ones.
     """
     if m >= PARALLEL_MIN:
         _compact_columns_par(W, alive, m, sums)
@@ -90,6 +117,16 @@ def centroid(W, ids, alive, slots, left, sums, c):
     subtracted in removal order). Once more than 1/8 of the slots are dead the
     buffer is compacted and the sums are recomputed afresh in record order,
     which bounds the rounding drift and the distance passes' wasted work.
+
+    Parameters
+    ----------
+    W, ids, alive : (d, n) float64, (n,) int64, (n,) bool — the work buffer (:func:`~mabench.kernels.core.buffer.work_buffer`); slots : int — in use.
+    left : int — records that remain; sums : (d,) float64 — their running column sums.
+    c : (d,) float64 — filled: their mean.
+
+    Returns
+    -------
+    int — the slots in use after a possible compaction.
     """
     if (slots - left) * 8 > slots:
         slots = compact(W, ids, alive, slots, sums)
@@ -100,6 +137,7 @@ def centroid(W, ids, alive, slots, left, sums, c):
 
 @njit(cache=True)
 def forget(W, slot, sums):
+    """Take the record in ``slot`` of W (d, n) out of the running column sums ``sums`` (d,)."""
     for j in range(W.shape[0]):
         sums[j] -= W[j, slot]
 
@@ -112,7 +150,16 @@ Scratch = namedtuple("Scratch", ["centroid", "point", "dist", "top_d", "top_i", 
 
 @njit(cache=True)
 def scratch(n, d, k):
-    """Scratch for one call (:data:`Scratch`), allocated once."""
+    """Scratch for one call (:data:`Scratch`), allocated once.
+
+    Parameters
+    ----------
+    n, d, k : int — records, attributes, the largest group taken at once.
+
+    Returns
+    -------
+    Scratch — centroid, point (d,); dist (n,); top_d, top_i (k,); block_v, block_i (blocks,); sums (d,).
+    """
     nb = (n + BLOCK - 1) // BLOCK
     kk = max(k, 1)
     return Scratch(np.empty(d), np.empty(d), np.empty(n), np.empty(kk), np.empty(kk, dtype=np.int64),

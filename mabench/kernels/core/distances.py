@@ -48,6 +48,15 @@ def sqdist(W, m, p, out, alive, best_v, best_i):
     Ties go to the lowest slot (= lowest record id). ``best_v``/``best_i`` are
     per-block scratch (see :func:`scratch`); blocks are combined in order, so
     the answer does not depend on the thread count.
+
+    Parameters
+    ----------
+    W, m, p : (d, n) float64 work buffer, the slots in use, the (d,) point.
+    out : (n,) float64 — filled; alive : (n,) bool; best_v, best_i : (blocks,) per-block scratch.
+
+    Returns
+    -------
+    int — the farthest alive slot (−1 when none is alive).
     """
     nb = (m + BLOCK - 1) // BLOCK
     if m >= PARALLEL_MIN:
@@ -65,9 +74,39 @@ def sqdist(W, m, p, out, alive, best_v, best_i):
 
 
 @njit(cache=True)
+def sqdist_serial(W, m, p, dist):
+    """dist[i] = ||W[:, i] − p||² for the first m slots, on one thread, in the distance pass's
+    arithmetic (0.0, then (w_j − p_j)² added in attribute order).
+
+    Parameters
+    ----------
+    W, m : the work buffer (d, n) float64 and the slots in use.
+    p : (d,) float64 — the point.
+    dist : (n,) float64 — filled: its first m entries.
+    """
+    for i in range(m):
+        dist[i] = 0.0
+    for j in range(W.shape[0]):
+        row = W[j, :m]
+        pj = p[j]
+        for i in range(m):
+            t = row[i] - pj
+            dist[i] += t * t
+
+
+@njit(cache=True)
 def sq_between(Z, i, j):
     """Squared distance of rows i and j of Z (n, d): the differences squared and added in attribute
-    order, as every distance pass adds them."""
+    order, as every distance pass adds them.
+
+    Parameters
+    ----------
+    Z : (n, d) float64; i, j : int — two rows.
+
+    Returns
+    -------
+    float.
+    """
     s = 0.0
     for c in range(Z.shape[1]):
         v = Z[i, c] - Z[j, c]
@@ -77,13 +116,23 @@ def sq_between(Z, i, j):
 
 @njit(cache=True)
 def load_point(W, pos, p):
+    """p := the values of slot ``pos`` of the work buffer W (d, n)."""
     for j in range(W.shape[0]):
         p[j] = W[j, pos]
 
 
 @njit(cache=True)
 def argmax_alive(dist, alive, m):
-    """Slot of the largest distance among alive slots; ties go to the lowest slot (= lowest id)."""
+    """Slot of the largest distance among alive slots; ties go to the lowest slot (= lowest id).
+
+    Parameters
+    ----------
+    dist, alive, m : (n,) float64 distances, (n,) bool, the slots in use.
+
+    Returns
+    -------
+    int — the slot (−1 when none is alive).
+    """
     best = -1
     best_v = -1.0
     for i in range(m):
@@ -95,7 +144,16 @@ def argmax_alive(dist, alive, m):
 
 @njit(cache=True)
 def argmin_alive(vals, alive, m):
-    """Slot of the smallest value among alive slots; ties go to the lowest slot (= lowest id)."""
+    """Slot of the smallest value among alive slots; ties go to the lowest slot (= lowest id).
+
+    Parameters
+    ----------
+    vals, alive, m : a (n,) value per slot, which slots remain, how many slots.
+
+    Returns
+    -------
+    int — that slot, or −1.
+    """
     best = -1
     best_v = 0.0
     for i in range(m):
@@ -107,21 +165,49 @@ def argmin_alive(vals, alive, m):
 
 @njit(cache=True)
 def distances_from(W, alive, m, p, S):
-    """Distances of the first m slots to p (into S's buffer); return the farthest alive slot."""
+    """Distances of the first m slots to p (into S's buffer); return the farthest alive slot.
+
+    Parameters
+    ----------
+    W, alive : (d, n) float64, (n,) bool — the work buffer (:func:`~mabench.kernels.core.buffer.work_buffer`); m : int — slots in use.
+    p : (d,) float64 — the point; S : Scratch — its ``dist`` is filled.
+
+    Returns
+    -------
+    int — the farthest alive slot.
+    """
     return sqdist(W, m, p, S.dist, alive, S.block_v, S.block_i)
 
 
 @njit(cache=True)
 def farthest_first(W, alive, m, c, S):
     """Slots 0..m-1 by decreasing distance to ``c``, ties to the lowest slot: the seed order of a
-    method whose centre never moves. Call it on the uncompacted buffer, where slot = record id."""
+    method whose centre never moves. Call it on the uncompacted buffer, where slot = record id.
+
+    Parameters
+    ----------
+    W, alive, m : the uncompacted work buffer; c : (d,) float64 — the centre; S : Scratch.
+
+    Returns
+    -------
+    (m,) int64 — slots by decreasing distance.
+    """
     distances_from(W, alive, m, c, S)
     return np.argsort(-S.dist[:m], kind="mergesort")
 
 
 @njit(cache=True)
 def next_unassigned(order, labels, i):
-    """The first position >= i of ``order`` whose record is still unassigned."""
+    """The first position >= i of ``order`` whose record is still unassigned.
+
+    Parameters
+    ----------
+    order : (n,) int64 record ids; labels : (n,) int64; i : int — where to start.
+
+    Returns
+    -------
+    int — a position of ``order``.
+    """
     while labels[order[i]] != UNASSIGNED:
         i += 1
     return i

@@ -10,7 +10,16 @@ from mabench.kernels.core.nearest import label_rest
 
 @njit(cache=True)
 def group_means(Z, labels, n_groups):
-    """Centroids (n_groups, d) and sizes of the labelled records (label -1 is skipped)."""
+    """Centroids (n_groups, d) and sizes of the labelled records (label -1 is skipped).
+
+    Parameters
+    ----------
+    Z : (n, d) float64; labels : (n,) int64 in 0..n_groups−1 or −1; n_groups : int.
+
+    Returns
+    -------
+    means (n_groups, d) float64 and sizes (n_groups,) int64.
+    """
     n, d = Z.shape
     sums = np.zeros((n_groups, d))
     sizes = np.zeros(n_groups, dtype=np.int64)
@@ -34,6 +43,14 @@ def assign_leftovers(Z, labels, n_groups):
     Centroids are frozen before any leftover is added (the sequential update
     gave identical results on every published cell; frozen is order-free).
     Ties go to the lower group label.
+
+    Parameters
+    ----------
+    Z : (n, d) float64; labels : (n,) int64 — every −1 gets a group; n_groups : int.
+
+    Returns
+    -------
+    None.
     """
     n, d = Z.shape
     means, _ = group_means(Z, labels, n_groups)
@@ -55,7 +72,17 @@ def assign_leftovers(Z, labels, n_groups):
 
 @njit(cache=True)
 def close_tail(Z, alive, ids, m, labels, g, left, k):
-    """The common last step: k or more records left form one group; fewer join their nearest groups."""
+    """The common last step: k or more records left form one group; fewer join their nearest groups.
+
+    Parameters
+    ----------
+    Z : (n, d) float64; alive, ids, m : the work buffer's slots.
+    labels : (n,) int64 — updated; g : int — next label; left, k : int — records left, minimum size.
+
+    Returns
+    -------
+    None.
+    """
     if left >= k:
         label_rest(alive, ids, m, labels, g)
     elif left > 0:
@@ -64,7 +91,16 @@ def close_tail(Z, alive, ids, m, labels, g, left, k):
 
 @njit(cache=True)
 def sse(Z, labels, n_groups):
-    """Within-group sum of squares: Σ_g Σ_{i∈g} ||z_i − mean_g||²."""
+    """Within-group sum of squares: Σ_g Σ_{i∈g} ||z_i − mean_g||².
+
+    Parameters
+    ----------
+    Z : (n, d) float64; labels : (n,) int64 in 0..n_groups−1; n_groups : int.
+
+    Returns
+    -------
+    float — Σ of squared distances to the group means.
+    """
     means, _ = group_means(Z, labels, n_groups)
     n, d = Z.shape
     total = 0.0
@@ -79,5 +115,14 @@ def sse(Z, labels, n_groups):
 @njit(cache=True)
 def sst(Z):
     """Total sum of squares: the SSE of the one-group partition, summed by :func:`sse` in the same
-    order, so the whole data set as one group gives IL = 100 exactly and no partition exceeds it."""
+    order, so the whole data set as one group gives IL = 100 exactly and no partition exceeds it.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+
+    Returns
+    -------
+    float.
+    """
     return sse(Z, np.zeros(Z.shape[0], dtype=np.int64), np.int64(1))

@@ -17,7 +17,17 @@ from mabench.kernels.core.buffer import forget
 @njit(cache=True)
 def nearest_slots(dist, alive, m, exclude, want, top_d, top_i):
     """The ``want`` alive slots (other than ``exclude``; -1 = none) with the smallest ``dist``,
-    sorted ascending (ties keep the lower slot first) into ``top_d``/``top_i``; returns how many."""
+    sorted ascending (ties keep the lower slot first) into ``top_d``/``top_i``; returns how many.
+
+    Parameters
+    ----------
+    dist, alive, m : (n,) float64, (n,) bool, int; exclude : int (−1: none); want : int.
+    top_d, top_i : (want,) float64, int64 — filled in ascending order.
+
+    Returns
+    -------
+    int — how many were found.
+    """
     cnt = 0
     if want <= 0:
         return 0
@@ -42,7 +52,17 @@ def nearest_slots(dist, alive, m, exclude, want, top_d, top_i):
 @njit(cache=True)
 def add_member(W, ids, alive, slot, labels, g, sums, gsum):
     """Move alive ``slot`` into group ``g``: flag it dead, label it, remove it from the running
-    column sums of the remaining records and add it to the group's column sums ``gsum``."""
+    column sums of the remaining records and add it to the group's column sums ``gsum``.
+
+    Parameters
+    ----------
+    W, ids, alive : (d, n) float64, (n,) int64, (n,) bool — the work buffer (:func:`~mabench.kernels.core.buffer.work_buffer`); slot : int; labels : (n,) int64; g : int.
+    sums, gsum : (d,) float64 — the remaining records' and the group's column sums (updated).
+
+    Returns
+    -------
+    None.
+    """
     alive[slot] = False
     labels[ids[slot]] = g
     forget(W, slot, sums)

@@ -425,8 +425,12 @@ def complex_heuristic(Z, k, kmax, labels, sizes, means, members, pos, score_all)
             for j in range(d):
                 t += Z[u, j] * means[q, j]
             UG[u, q] = t
-    dist = np.empty(N)
-    pred = np.empty(N, dtype=np.int64)
+    # Every source's shortest-path pass at once: the passes share the DAG walk and each record pair's
+    # dot product (computed once, not once per source); a source's distances are updated in the same
+    # order with the same operations as in a pass of its own.
+    S = members.shape[1] + 1  # a group's records and its cluster node
+    dist = np.empty((N, S))  # dist[v, s]: the sources of one node side by side
+    pred = np.empty((N, S), dtype=np.int64)
     gd = np.empty(c)
     cyc = np.empty(c + 1, dtype=np.int64)
     for gs_i in range(sources.shape[0]):
@@ -440,54 +444,71 @@ def complex_heuristic(Z, k, kmax, labels, sizes, means, members, pos, score_all)
         order = np.argsort(gd, kind="mergesort")
         best = -EPS
         best_len = 0
-        for si in range(sizes[gs] + 1):
-            src = members[gs, si] if si < sizes[gs] else n + gs
-            dist[:] = INF
-            pred[:] = -1
-            dist[src] = 0.0
-            for r in range(c):
-                g = order[r]
-                for ui in range(sizes[g] + 1):
-                    u = members[g, ui] if ui < sizes[g] else n + g
-                    du = dist[u]
-                    if du == INF:
-                        continue
-                    for rr in range(r + 1, c):
-                        h = order[rr]
-                        sh = sizes[h]
-                        if u < n:
-                            base = du - 2.0 * UG[u, h] + f[h] * sq[u]
-                            coef = 2.0 - 2.0 * f[h]
-                            for vi in range(sh):
-                                v = members[h, vi]
-                                dot = 0.0
-                                for j in range(d):
-                                    dot += Z[u, j] * Z[v, j]
-                                w = base + coef * dot + b[v]
-                                if w < dist[v]:
-                                    dist[v] = w
-                                    pred[v] = u
-                            if sh < kmax:
+        ns = sizes[gs] + 1
+        dist[:, :ns] = INF
+        pred[:, :ns] = -1
+        for si in range(ns):
+            dist[members[gs, si] if si < sizes[gs] else n + gs, si] = 0.0
+        for r in range(c):
+            g = order[r]
+            for ui in range(sizes[g] + 1):
+                u = members[g, ui] if ui < sizes[g] else n + g
+                reached = False
+                for si in range(ns):
+                    if dist[u, si] != INF:
+                        reached = True
+                if not reached:
+                    continue
+                for rr in range(r + 1, c):
+                    h = order[rr]
+                    sh = sizes[h]
+                    if u < n:
+                        coef = 2.0 - 2.0 * f[h]
+                        for vi in range(sh):
+                            v = members[h, vi]
+                            dot = 0.0
+                            for j in range(d):
+                                dot += Z[u, j] * Z[v, j]
+                            cd = coef * dot
+                            for si in range(ns):
+                                du = dist[u, si]
+                                if du == INF:
+                                    continue
+                                w = du - 2.0 * UG[u, h] + f[h] * sq[u] + cd + b[v]
+                                if w < dist[v, si]:
+                                    dist[v, si] = w
+                                    pred[v, si] = u
+                        if sh < kmax:
+                            for si in range(ns):
+                                du = dist[u, si]
+                                if du == INF:
+                                    continue
                                 w = du + sh * (sq[u] - 2.0 * UG[u, h] + gnorm[h]) / (sh + 1)
-                                if w < dist[n + h]:
-                                    dist[n + h] = w
-                                    pred[n + h] = u
-                        else:
-                            for vi in range(sh):
-                                v = members[h, vi]
+                                if w < dist[n + h, si]:
+                                    dist[n + h, si] = w
+                                    pred[n + h, si] = u
+                    else:
+                        for vi in range(sh):
+                            v = members[h, vi]
+                            for si in range(ns):
+                                du = dist[u, si]
+                                if du == INF:
+                                    continue
                                 w = du + r3v[v]
-                                if w < dist[v]:
-                                    dist[v] = w
-                                    pred[v] = u
+                                if w < dist[v, si]:
+                                    dist[v, si] = w
+                                    pred[v, si] = u
+        for si in range(ns):
+            src = members[gs, si] if si < sizes[gs] else n + gs
             for v in range(N):
-                if v == src or dist[v] == INF:
+                if v == src or dist[v, si] == INF:
                     continue
                 if (v < n and labels[v] == gs) or v == n + gs:
                     continue
                 w = _edge(Z, v, src, n, labels, sizes, means, k, kmax)
                 if w == INF:
                     continue
-                tot = dist[v] + w
+                tot = dist[v, si] + w
                 if tot < best:
                     best = tot
                     L = 0
@@ -495,7 +516,7 @@ def complex_heuristic(Z, k, kmax, labels, sizes, means, members, pos, score_all)
                     while u != -1:
                         cyc[L] = u
                         L += 1
-                        u = pred[u]
+                        u = pred[u, si]
                     best_len = L
         if best_len > 0:
             nodes = cyc[:best_len][::-1].copy()

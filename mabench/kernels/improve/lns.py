@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+SCANS = 8  # pick_region: groups picked by scanning before it sorts them all
 RMAX = 16  # largest region the DP accepts: 2^16 masks × d sums in scratch
 
 
@@ -130,9 +131,39 @@ def pick_region(Z, labels, sizes, means, members, seed_group, rmax, order_g, ord
             s += t * t
         order_d[g] = s
         order_g[g] = g
-    idx = np.argsort(order_d, kind="mergesort")
+    # Groups in order of (distance, group id), as a stable sort would give them; a region takes a few
+    # groups, so they are picked by repeated scans (no sort of all c), and a walk that has not ended after
+    # SCANS picks finishes on the sorted order.
     r = 0
     ng = 0
+    prev_d = -1.0
+    prev_g = -1
+    for t in range(min(c, SCANS)):
+        g = -1
+        bd = np.inf
+        for h in range(c):
+            dh = order_d[h]
+            if dh < prev_d or (dh == prev_d and h <= prev_g):
+                continue  # taken already
+            if g < 0 or dh < bd:
+                g = h
+                bd = dh
+        prev_d = bd
+        prev_g = g
+        if r + sizes[g] > rmax:
+            if ng >= 2:
+                return r, ng
+            continue
+        for m in range(sizes[g]):
+            region[r] = members[g, m]
+            r += 1
+        region_groups[ng] = g
+        ng += 1
+    if c <= SCANS:
+        return r, ng
+    r = 0
+    ng = 0
+    idx = np.argsort(order_d, kind="mergesort")
     for t in range(c):
         g = idx[t]
         if r + sizes[g] > rmax:
@@ -187,7 +218,16 @@ def pair_optimum(Zr, k, kmax, idx, out):
         groups = 1
         for i in range(R):
             out[i] = 0
-    s = np.zeros(d)
+    # ps[t], psq[t]: Σx and Σ‖x‖² of record 0 and the companions idx[:t], added in that order (the order
+    # of a sum over the whole group, so every cost has the same bits); an advance recomputes only the
+    # prefixes from the first index it changed.
+    ps = np.empty((R, d))
+    psq = np.empty(R)
+    q = 0.0
+    for j in range(d):
+        ps[0, j] = Zr[0, j]
+        q += Zr[0, j] * Zr[0, j]
+    psq[0] = q
     best_r = -1
     keep = np.empty(R, dtype=np.int64)
     for size in range(k, kmax + 1):
@@ -197,22 +237,21 @@ def pair_optimum(Zr, k, kmax, idx, out):
         r = size - 1  # companions of record 0 among records 1..R-1
         for t in range(r):
             idx[t] = 1 + t
+        changed = 0
         while True:
-            for j in range(d):
-                s[j] = Zr[0, j]
-            sq = 0.0
-            for j in range(d):
-                sq += Zr[0, j] * Zr[0, j]
-            for t in range(r):
+            for t in range(changed, r):
+                q = psq[t]
                 for j in range(d):
                     v = Zr[idx[t], j]
-                    s[j] += v
-                    sq += v * v
+                    ps[t + 1, j] = ps[t, j] + v
+                    q += v * v
+                psq[t + 1] = q
+            sq = psq[r]
             a2 = 0.0
             b2 = 0.0
             for j in range(d):
-                a2 += s[j] * s[j]
-                b = tot[j] - s[j]
+                a2 += ps[r, j] * ps[r, j]
+                b = tot[j] - ps[r, j]
                 b2 += b * b
             cost = (sq - a2 / size) + ((totsq - sq) - b2 / rest)
             if cost < best:
@@ -228,6 +267,7 @@ def pair_optimum(Zr, k, kmax, idx, out):
             idx[t] += 1
             for u in range(t + 1, r):
                 idx[u] = idx[u - 1] + 1
+            changed = t
     if best_r >= 0:
         groups = 2
         for i in range(R):

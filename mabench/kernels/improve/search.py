@@ -244,12 +244,13 @@ def summary(st, tr: Trace, il_init: float, iterations: int, restarts_done: int) 
 
 
 def lns_descent(st: State, rng: np.random.Generator, rmax: int, scratch, trace: Trace | None = None,
-                deadline: float | None = None, max_passes: int = 0, seeds=None) -> int:
+                deadline: float | None = None, max_passes: int = 0, seeds=None, remember: bool = True) -> int:
     """Large-neighbourhood descent: for each group in a random order, take it and its nearest groups
     (by centroid) while they hold ≤ ``rmax`` records, re-partition those records optimally
     (:func:`mabench.kernels.improve.lns.region_optimum`) and keep the result when the total SSE falls.
     Passes repeat until one changes nothing (or ``max_passes``/``deadline``); returns the changes.
-    With ``seeds`` (record ids, e.g. those a perturbation touched) one pass visits only their groups."""
+    With ``seeds`` (record ids, e.g. those a perturbation touched) one pass visits only their groups.
+    ``remember=False`` solves every region it visits again (the same result, slower: for tests)."""
     from mabench.kernels.improve import lns
 
     Z, k, kmax = st.Z, st.k, st.kmax
@@ -261,6 +262,7 @@ def lns_descent(st: State, rng: np.random.Generator, rmax: int, scratch, trace: 
     region = np.empty(rmax, dtype=np.int64)
     changes = 0
     passes = 0
+    settled = set()  # regions (record ids, group sizes) whose optimum gained nothing
     while True:
         c = st.sizes.size
         order_g = np.empty(c, dtype=np.int64)
@@ -274,6 +276,11 @@ def lns_descent(st: State, rng: np.random.Generator, rmax: int, scratch, trace: 
             r, ng = lns.pick_region(Z, st.labels, st.sizes, st.means, st.members, int(g0), rmax, order_g, order_d,
                                     region, region_groups)
             ids = region[:r].copy()
+            # A region's answer is a function of its records and their groups: one that gained nothing is
+            # not solved again until one of its groups changes (the last pass then costs no solves).
+            key = (ids.tobytes(), st.sizes[region_groups[:ng]].tobytes())
+            if remember and key in settled:
+                continue
             Zr = np.ascontiguousarray(Z[ids])
             old = float(((Zr - st.means[st.labels[ids]]) ** 2).sum())
             if pair:
@@ -284,6 +291,7 @@ def lns_descent(st: State, rng: np.random.Generator, rmax: int, scratch, trace: 
             else:
                 new, gnew = lns.region_optimum(Zr, k, kmax, sums, sqsum, best, choice, out)
             if not new < old - 1e-9:
+                settled.add(key)
                 continue
             labels = st.labels.copy()
             fresh = list(region_groups[:ng]) + list(range(st.sizes.size, st.sizes.size + max(0, gnew - ng)))

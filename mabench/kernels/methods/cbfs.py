@@ -14,12 +14,12 @@ from numba import njit
 
 from mabench.kernels.core import counter
 from mabench.kernels.core.buffer import UNASSIGNED, centroid, compact, scratch, work_buffer
-from mabench.kernels.core.groups import assign_leftovers, close_tail
-from mabench.kernels.spatial.kdtree import kd_scratch
+from mabench.kernels.core.groups import close_tail
 from mabench.kernels.core.nearest import farthest_group
-from mabench.kernels.spatial.treegroups import (REBUILD, SHELL_REBUILD, all_alive, centroid_of_remaining, group_from_tree, label_remaining,
-                                        load_position, nearest_of_two, shell_farthest, shell_order, take_group,
-                                        tree_over_remaining, tree_start, use_pair, use_tree)
+from mabench.kernels.spatial.treegroups import (REBUILD, all_alive, close_tree_tail, farthest_remaining,
+                                        fresh_tree, group_from_tree, load_position, nearest_of_two,
+                                        shell_farthest, shell_order, take_group, tree_start, use_pair,
+                                        use_tree)
 
 
 @njit(cache=True, nogil=True)
@@ -72,10 +72,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
     False) for one thread, so the two-thread code is not compiled.
     ``tally`` (kernels/core/counter.py): [records grouped, records], updated as groups form."""
     n, d = Z.shape
-    labels, ids, sums, c, p, top_d, top_i, pos, T, KS = tree_start(Z, k)
-    KS_b = kd_scratch(T)
-    near_b = (np.empty(k), np.empty(k, dtype=np.int64))
-    q = np.empty(d)
+    labels, ids, sums, c, p, q, top_d, top_i, near_b, pos, T, KS, KS_b = tree_start(Z, k)
     counts = np.empty(2, dtype=np.int64)
     cached = -1  # tree position whose nearest near_b holds, found before the last group left
     c_fixed = sums / n
@@ -93,9 +90,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
         if tally is not None:
             tally[0], tally[1] = n - left, n
         if left < REBUILD * built:
-            T = tree_over_remaining(Z, labels, pos)
-            KS = kd_scratch(T)
-            KS_b = kd_scratch(T)
+            T, KS, KS_b = fresh_tree(Z, labels, pos)
             built = left
             cached = -1
         if fixed_centroid:
@@ -103,12 +98,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
                 nxt += 1
             r = seeds[nxt]
         else:
-            slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
-            if left < SHELL_REBUILD * shell.ids.size:
-                c0[:] = c
-                shell = shell_order(Z, labels, c0)
-                head = np.int64(0)
-            r, head = shell_farthest(shell, head, c0, labels, c)
+            slots, shell, head, r = farthest_remaining(Z, ids, labels, slots, left, sums, c, c0, shell, head)
         pr = pos[r]
         if pr == cached and all_alive(T, near_b[1], counts[1], min(k - 1, left - 1)):
             left -= take_group(Z, T, pr, near_b[1], counts[1], labels, g, sums)
@@ -129,10 +119,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
         else:
             left -= group_from_tree(Z, T, pr, k, labels, g, sums, p, top_d, top_i, KS)
         g += 1
-    if left >= k:
-        label_remaining(labels, g)
-    elif left > 0:
-        assign_leftovers(Z, labels, g)
+    close_tree_tail(Z, labels, g, left, k)
     return labels
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from mabench.kernels.core.buffer import BLOCK, UNASSIGNED, compact, scratch, transposed, work_buffer
+from mabench.kernels.core.distances import sqdist_serial
 from mabench.kernels.core.groups import assign_leftovers
 from mabench.kernels.core.nearest import group_around
 
@@ -22,14 +23,7 @@ def _nearest_list(W, alive, m, slot, L, dist, p, nd_row, ni_row):
     d = W.shape[0]
     for j in range(d):
         p[j] = W[j, slot]
-    for i in range(m):
-        dist[i] = 0.0
-    for j in range(d):
-        row = W[j, :m]
-        pj = p[j]
-        for i in range(m):
-            t = row[i] - pj
-            dist[i] += t * t
+    sqdist_serial(W, m, p, dist)
     cnt = 0
     for i in range(m):
         if not alive[i] or i == slot:

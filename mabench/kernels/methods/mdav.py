@@ -8,12 +8,12 @@ from numba import njit
 from mabench.kernels.core import counter
 from mabench.kernels.core.buffer import UNASSIGNED, compact, centroid, scratch, work_buffer
 from mabench.kernels.core.distances import argmax_alive
-from mabench.kernels.core.groups import assign_leftovers, close_tail
-from mabench.kernels.spatial.kdtree import kd_scratch
+from mabench.kernels.core.groups import close_tail
 from mabench.kernels.core.nearest import farthest_group, group_around
-from mabench.kernels.spatial.treegroups import (REBUILD, SHELL_REBUILD, all_alive, centroid_of_remaining, far_and_near, group_from_tree, label_remaining,
-                                        load_position, shell_farthest, shell_order, take_group, tree_over_remaining,
-                                        tree_start, use_pair, use_tree)
+from mabench.kernels.spatial.treegroups import (REBUILD, all_alive, centroid_of_remaining, close_tree_tail,
+                                        far_and_near, farthest_remaining, fresh_tree, group_from_tree,
+                                        load_position, shell_farthest, shell_order, take_group, tree_start,
+                                        use_pair, use_tree)
 
 TAIL_3K = 0  # MDAV-generic: pairs while >= 3k left; 2k..3k-1 -> one group + the rest
 TAIL_2K = 1  # MDAV as worded in P-S / CV-MDAV / ICSM Alg. 1: pairs while >= 2k; k..2k-1 -> one group
@@ -61,10 +61,7 @@ def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
     (treegroups.far_and_near); None (not False) for one thread, so the two-thread code is not compiled.
     ``tally`` (kernels/core/counter.py): [records grouped, records], updated as groups form."""
     n, d = Z.shape
-    labels, ids, sums, c, p, top_d, top_i, pos, T, KS = tree_start(Z, k)
-    KS_s = kd_scratch(T)
-    near_s = (np.empty(k), np.empty(k, dtype=np.int64))
-    q = np.empty(d)
+    labels, ids, sums, c, p, q, top_d, top_i, near_s, pos, T, KS, KS_s = tree_start(Z, k)
     answer = np.empty(4, dtype=np.int64)
     slots = n
     slots = centroid_of_remaining(Z, ids, labels, slots, n, sums, c)
@@ -79,16 +76,9 @@ def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
         if tally is not None:
             tally[0], tally[1] = n - left, n
         if left < REBUILD * built:
-            T = tree_over_remaining(Z, labels, pos)
-            KS = kd_scratch(T)
-            KS_s = kd_scratch(T)
+            T, KS, KS_s = fresh_tree(Z, labels, pos)
             built = left
-        slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
-        if left < SHELL_REBUILD * shell.ids.size:
-            c0[:] = c
-            shell = shell_order(Z, labels, c0)
-            head = np.int64(0)
-        rr, head = shell_farthest(shell, head, c0, labels, c)
+        slots, shell, head, rr = farthest_remaining(Z, ids, labels, slots, left, sums, c, c0, shell, head)
         r = pos[rr]
         load_position(T, r, p)
         if pair is not None:
@@ -114,10 +104,7 @@ def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
         r = pos[shell_farthest(shell, head, c0, labels, c)[0]]
         left -= group_from_tree(Z, T, r, k, labels, g, sums, p, top_d, top_i, KS)
         g += 1
-    if left >= k:
-        label_remaining(labels, g)
-    elif left > 0:
-        assign_leftovers(Z, labels, g)
+    close_tree_tail(Z, labels, g, left, k)
     return labels
 
 

@@ -52,6 +52,19 @@ def _farthest(dist, alive):
 
 
 @njit(cache=True, nogil=True)
+def _first_seed(Z, seen, alive, c, c_seen, dist, p, p_seen, dist_r):
+    """r, the remaining record farthest from the centroid of the remaining records (``dist``: each
+    record's distance to that centroid), and every record's distance to r in ``dist_r``."""
+    _centroid(Z, seen, alive, c, c_seen)
+    _distances_to(Z, seen, alive, c, c_seen, dist)
+    r = _farthest(dist, alive)
+    for j in range(Z.shape[1]):
+        p[j], p_seen[j] = Z[r, j], seen[r, j]
+    _distances_to(Z, seen, alive, p, p_seen, dist_r)
+    return r
+
+
+@njit(cache=True, nogil=True)
 def _take(dist, alive, seed, k, labels, g, top_d, top_i):
     """Group ``seed`` with its k-1 nearest alive records (ties: lowest index); returns the group size."""
     alive[seed] = False
@@ -107,12 +120,7 @@ def mdav_missing_labels(Z, seen, k):
     left = n
     g = 0
     while left >= 3 * k:
-        _centroid(Z, seen, alive, c, c_seen)
-        _distances_to(Z, seen, alive, c, c_seen, dist)
-        r = _farthest(dist, alive)
-        for j in range(d):
-            p[j], p_seen[j] = Z[r, j], seen[r, j]
-        _distances_to(Z, seen, alive, p, p_seen, dist_r)
+        r = _first_seed(Z, seen, alive, c, c_seen, dist, p, p_seen, dist_r)
         s = _farthest(dist_r, alive)
         left -= _take(dist_r, alive, r, k, labels, g, top_d, top_i)
         g += 1
@@ -124,12 +132,7 @@ def mdav_missing_labels(Z, seen, k):
         left -= _take(dist, alive, s, k, labels, g, top_d, top_i)
         g += 1
     if left >= 2 * k:
-        _centroid(Z, seen, alive, c, c_seen)
-        _distances_to(Z, seen, alive, c, c_seen, dist)
-        r = _farthest(dist, alive)
-        for j in range(d):
-            p[j], p_seen[j] = Z[r, j], seen[r, j]
-        _distances_to(Z, seen, alive, p, p_seen, dist_r)
+        r = _first_seed(Z, seen, alive, c, c_seen, dist, p, p_seen, dist_r)
         left -= _take(dist_r, alive, r, k, labels, g, top_d, top_i)
         g += 1
     if left > 0:

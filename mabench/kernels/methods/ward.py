@@ -32,7 +32,18 @@ from numba import njit
 
 @njit(cache=True)
 def ward_increase(S, sizes, i, j):
-    """SSE increase of merging groups i and j (rows of the sum matrix S)."""
+    """SSE increase of merging groups i and j (rows of the sum matrix S).
+
+    Parameters
+    ----------
+    S : (m, d) float64 — the groups' column sums.
+    sizes : (m,) int64 — their sizes.
+    i, j : int — two groups.
+
+    Returns
+    -------
+    float — the SSE increase.
+    """
     ni = float(sizes[i])
     nj = float(sizes[j])
     s = 0.0
@@ -77,19 +88,49 @@ def _roots(parent):
 
 
 @njit(cache=True)
-def ward_merge(S0, sizes0, k):
-    """kW merging of the initial groups (sums S0 (m, d), sizes0 (m,)); returns each slot's final group."""
+def _merge_start(S0, sizes0, k):
+    """A merge's working state: m groups, copies of their sums (m, d) and sizes (m,), all alive, each
+    its own root, and how many are smaller than k."""
     m = sizes0.size
-    S = S0.copy()
     sizes = sizes0.copy()
-    alive = np.ones(m, dtype=np.bool_)
-    parent = np.arange(m)
-    best_v = np.full(m, np.inf)
-    best_j = np.full(m, -1, dtype=np.int64)
     small = 0
     for i in range(m):
         if sizes[i] < k:
             small += 1
+    return m, S0.copy(), sizes, np.ones(m, dtype=np.bool_), np.arange(m), small
+
+
+@njit(cache=True)
+def _merge_pair(S, sizes, alive, parent, i, j, k, small):
+    """Group j joins group i (sums, size, root); returns the new count of groups smaller than k."""
+    small -= (sizes[i] < k) + (sizes[j] < k)
+    for t in range(S.shape[1]):
+        S[i, t] += S[j, t]
+    sizes[i] += sizes[j]
+    small += sizes[i] < k
+    alive[j] = False
+    parent[j] = i
+    return small
+
+
+@njit(cache=True)
+def ward_merge(S0, sizes0, k):
+    """kW merging of the initial groups (sums S0 (m, d), sizes0 (m,)); returns each slot's final group.
+
+    Parameters
+    ----------
+    S0 : (m, d) float64 — the initial groups' column sums.
+    sizes0 : (m,) int64 — their sizes.
+    k : int — the minimum group size.
+
+    Returns
+    -------
+    (m,) int64 — each initial group's final group.
+    """
+    m, S, sizes, alive, parent, small = _merge_start(S0, sizes0, k)
+    best_v = np.full(m, np.inf)
+    best_j = np.full(m, -1, dtype=np.int64)
+    for i in range(m):
         _row_best(S, sizes, alive, k, i, m, best_v, best_j)
     while small > 0:
         i = np.int64(-1)
@@ -101,13 +142,7 @@ def ward_merge(S0, sizes0, k):
         if i < 0:
             break
         j = best_j[i]
-        small -= (sizes[i] < k) + (sizes[j] < k)
-        for t in range(S.shape[1]):
-            S[i, t] += S[j, t]
-        sizes[i] += sizes[j]
-        small += sizes[i] < k
-        alive[j] = False
-        parent[j] = i
+        small = _merge_pair(S, sizes, alive, parent, i, j, k, small)
         best_v[j] = np.inf
         _row_best(S, sizes, alive, k, i, m, best_v, best_j)
         big_i = sizes[i] >= k
@@ -126,6 +161,14 @@ def ward_merge(S0, sizes0, k):
 
 # ------------------------------------------------------------------ kWD (diagonal candidates)
 @njit(cache=True)
+def _heap_set(hv, hi, hs, pos, v, i, s):
+    """Heap entry ``pos`` := (value v, slot i, stamp s)."""
+    hv[pos] = v
+    hi[pos] = i
+    hs[pos] = s
+
+
+@njit(cache=True)
 def _heap_push(hv, hi, hs, size, v, i, s):
     """Push (v, i, stamp s) onto the min-heap ordered by (v, i); returns the new size (arrays may grow)."""
     pos = size
@@ -134,13 +177,9 @@ def _heap_push(hv, hi, hs, size, v, i, s):
         parent = (pos - 1) // 2
         if hv[parent] < v or (hv[parent] == v and hi[parent] < i):
             break
-        hv[pos] = hv[parent]
-        hi[pos] = hi[parent]
-        hs[pos] = hs[parent]
+        _heap_set(hv, hi, hs, pos, hv[parent], hi[parent], hs[parent])
         pos = parent
-    hv[pos] = v
-    hi[pos] = i
-    hs[pos] = s
+    _heap_set(hv, hi, hs, pos, v, i, s)
     return size
 
 
@@ -160,24 +199,19 @@ def _heap_pop(hv, hi, hs, size):
             c += 1
         if v < hv[c] or (v == hv[c] and i < hi[c]):
             break
-        hv[pos] = hv[c]
-        hi[pos] = hi[c]
-        hs[pos] = hs[c]
+        _heap_set(hv, hi, hs, pos, hv[c], hi[c], hs[c])
         pos = c
-    hv[pos] = v
-    hi[pos] = i
-    hs[pos] = s
+    _heap_set(hv, hi, hs, pos, v, i, s)
     return size
 
 
 @njit(cache=True)
 def ward_merge_diagonal(S0, sizes0, k):
-    """kWD merging: candidates only on the 'diagonal' of the ordered groups; returns each slot's final group."""
-    m = sizes0.size
-    S = S0.copy()
-    sizes = sizes0.copy()
-    alive = np.ones(m, dtype=np.bool_)
-    parent = np.arange(m)
+    """kWD merging: candidates only on the 'diagonal' of the ordered groups; returns each slot's final group.
+
+    Parameters and returns as :func:`ward_merge`, with the initial groups in value order.
+    """
+    m, S, sizes, alive, parent, small = _merge_start(S0, sizes0, k)
     nxt = np.arange(1, m + 1)
     nxt[m - 1] = -1
     prv = np.arange(-1, m - 1)
@@ -189,10 +223,6 @@ def ward_merge_diagonal(S0, sizes0, k):
     hs = np.empty(cap, dtype=np.int64)
     hsize = np.int64(0)
     todo = np.empty(m + 1, dtype=np.int64)
-    small = 0
-    for i in range(m):
-        if sizes[i] < k:
-            small += 1
     for step in range(2 * m + 2):
         # (re)compute the candidates listed in todo[:nt]; step 0 = all slots
         if step == 0:  # right to left, so that a big group can reuse its right neighbour's target
@@ -232,13 +262,7 @@ def ward_merge_diagonal(S0, sizes0, k):
             todo[nt] = p
             nt += 1
             p = prv[p]
-        small -= (sizes[i] < k) + (sizes[j] < k)
-        for t in range(S.shape[1]):
-            S[i, t] += S[j, t]
-        sizes[i] += sizes[j]
-        small += sizes[i] < k
-        alive[j] = False
-        parent[j] = i
+        small = _merge_pair(S, sizes, alive, parent, i, j, k, small)
         nxt[prv[j]] = nxt[j]  # unlink j (the merged group keeps slot i)
         if nxt[j] != -1:
             prv[nxt[j]] = prv[j]
@@ -284,36 +308,66 @@ def _slot_of_positions(n, k):
     return slot
 
 
-def kward_sorted(x, k: int, diagonal: bool = False) -> np.ndarray:
-    """Univariate k-Ward (kW, or kWD with ``diagonal``) on ascending values ``x``.
+def split_until_small(n: int, k: int, owners) -> np.ndarray:
+    """The k-Ward family's recursion: positions 0..n−1 are split by ``owners`` and every group of 2k or
+    more is split again on its own, until all groups are smaller than 2k.
 
-    Returns a group label per position of ``x`` (0, 1, ...). Fewer than 2k
-    values form one group; every final group of 2k or more values is
-    processed again on its own (sorted) values.
+    Parameters
+    ----------
+    n : int — the number of positions.
+    k : int — the minimum group size.
+    owners : callable, (m,) int64 positions -> (m,) int64 — each position's group among them (0, 1, ...),
+        called on sets of at least 2k positions, in ascending order.
+
+    Returns
+    -------
+    (n,) int64 — a group label per position (0, 1, ...): a set of fewer than 2k positions is one group;
+    the groups of one split that are kept take consecutive labels in their order; the sets split
+    again are taken last first.
     """
-    x = np.ascontiguousarray(x, dtype=np.float64)
-    n = x.size
     labels = np.full(n, -1, dtype=np.int64)
     g = 0
     stack = [np.arange(n)]
-    merge = ward_merge_diagonal if diagonal else ward_merge
     while stack:
         idx = stack.pop()
         if idx.size < 2 * k:
             labels[idx] = g
             g += 1
             continue
-        S, sizes = _seed_groups(x[idx], k)
-        owner = merge(S, sizes, k)[_slot_of_positions(idx.size, k)]
-        counts = np.bincount(owner)
-        again = counts >= 2 * k
-        final = np.cumsum(~again) - 1  # label offsets of the groups that are kept
+        owner = owners(idx)
+        again = np.bincount(owner) >= 2 * k  # processed again on their own
         keep = ~again[owner]
-        labels[idx[keep]] = g + final[owner[keep]]
+        labels[idx[keep]] = g + (np.cumsum(~again) - 1)[owner[keep]]  # label offsets of the groups kept
         g += int((~again).sum())
-        for grp in np.flatnonzero(again):
-            stack.append(idx[owner == grp])  # ascending positions = ascending values
+        stack += [idx[owner == grp] for grp in np.flatnonzero(again)]  # ascending positions
     return labels
+
+
+def kward_sorted(x, k: int, diagonal: bool = False) -> np.ndarray:
+    """Univariate k-Ward (kW, or kWD with ``diagonal``) on ascending values ``x``.
+
+    Returns a group label per position of ``x`` (0, 1, ...). Fewer than 2k
+    values form one group; every final group of 2k or more values is
+    processed again on its own (sorted) values (ascending positions = ascending values).
+
+    Parameters
+    ----------
+    x : (n,) float64 — ascending values.
+    k : int — the minimum group size.
+    diagonal : bool — kWD's candidates.
+
+    Returns
+    -------
+    (n,) int64 — a group label per position.
+    """
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    merge = ward_merge_diagonal if diagonal else ward_merge
+
+    def owners(idx):
+        S, sizes = _seed_groups(x[idx], k)
+        return merge(S, sizes, k)[_slot_of_positions(idx.size, k)]
+
+    return split_until_small(x.size, k, owners)
 
 
 # ------------------------------------------------------------------ recursive k-Ward (kWR / kWDR)
@@ -334,6 +388,19 @@ def kwr_sorted(x, k: int, theta: float | None, diagonal: bool = False):
 
     Returns (labels per position, number of splits, structure) where the
     structure writes ``(`` + children + ``)`` for a split and ``()`` for a leaf.
+
+    Parameters
+    ----------
+    x : (n,) float64 — ascending values.
+    k : int — the minimum group size.
+    theta : float or None — a fixed threshold θ, or None (as described above).
+    diagonal : bool — kWD inside.
+
+    Returns
+    -------
+    labels : (n,) int64 — a group label per position.
+    splits : int — the number of splits.
+    structure : str — the splits' structure.
     """
     x = np.ascontiguousarray(x, dtype=np.float64)
     labels = np.full(x.size, -1, dtype=np.int64)

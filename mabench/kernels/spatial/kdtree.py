@@ -35,7 +35,17 @@ TINY = 1e-12       # ... plus an absolute one, scaled by the members' magnitude:
 def tree_pays(from_size, n: int, d: int) -> bool:
     """Whether n records in d dimensions reach the size from which a tree search was measured faster
     than a full pass: ``from_size`` = ((max_d, min_n), ...) by increasing max_d; above the last max_d,
-    never (the boxes stop pruning in many dimensions)."""
+    never (the boxes stop pruning in many dimensions).
+
+    Parameters
+    ----------
+    from_size : tuple of (int, int) — ((max_d, min_n), ...) by increasing max_d.
+    n, d : int — records and attributes.
+
+    Returns
+    -------
+        bool.
+    """
     for max_d, min_n in from_size:
         if d <= max_d:
             return n >= min_n
@@ -90,7 +100,17 @@ largest |P[i]|, for the filter's error bound."""
 
 @njit(cache=True)
 def kd_build(Z, ids):
-    """The :class:`KDTree` over the rows ``ids`` of Z (n, d) (record ids, ascending), every record alive."""
+    """The :class:`KDTree` over the rows ``ids`` of Z (n, d) (record ids, ascending), every record alive.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    ids : (m,) int64 — the record ids to hold, ascending.
+
+    Returns
+    -------
+        KDTree — over the m records, every one alive.
+    """
     n = ids.size
     d = Z.shape[1]
     cap = 4 * (n // LEAF + 1) + 1  # every split leaves >= LEAF/2 records per side
@@ -169,6 +189,17 @@ def kd_remaining(Z, labels, unassigned, pos):
 
     Greedy methods group from the outside in, so rebuilding over what is left (e.g. whenever a
     quarter has gone) keeps the boxes tight around the remaining records.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels : (n,) int64 — a label per record.
+    unassigned : int — the label of the records to hold.
+    pos : (n,) int64 — filled: the tree position of each record held.
+
+    Returns
+    -------
+        KDTree.
     """
     T = kd_build(Z, np.flatnonzero(labels == unassigned))
     rec = T.rec
@@ -180,7 +211,16 @@ def kd_remaining(Z, labels, unassigned, pos):
 @njit(cache=True)
 def kd_scratch(T):
     """Scratch for the queries: (centroid, DFS stack, stack bounds, one leaf's single-precision
-    distances, the query point in single precision)."""
+    distances, the query point in single precision).
+
+    Parameters
+    ----------
+    T : KDTree — the tree queried.
+
+    Returns
+    -------
+        tuple — (centroid (d,) float64, stack (depth,) int64, bounds (depth,) float64, leaf distances (leaf,) float32, point (d,) float32).
+    """
     start, end, left = T.start, T.end, T.left
     nodes = start.size
     widest = 1
@@ -193,7 +233,17 @@ def kd_scratch(T):
 
 @njit(cache=True)
 def kd_delete(T, i):
-    """Mark position i grouped and update the alive counts up to the root."""
+    """Mark position i grouped and update the alive counts up to the root.
+
+    Parameters
+    ----------
+    T : KDTree — updated.
+    i : int — an alive tree position.
+
+    Returns
+    -------
+    None.
+    """
     P, start, leaf_of, parent, count, alive, PT = T.P, T.start, T.leaf_of, T.parent, T.count, T.alive, T.PT
     alive[i] = False
     v = leaf_of[i]
@@ -217,9 +267,53 @@ def _box_bound(lo, hi, v, c, s, spread):
 
 
 @njit(cache=True)
+def _push_children(count, stack, bounds, sp, a, ba, b, bb):
+    """Push children ``a`` and ``b`` (with their distance bounds ``ba``, ``bb``) of a visited node onto a
+    depth-first query's stack, those with alive records only, the nearer last so that it is popped
+    first (a tie: ``a``, the left child); returns the new stack size.
+
+    Parameters
+    ----------
+    count : (nodes,) int64 — alive records under each node.
+    stack : (depth,) int64, bounds : (depth,) float64 — the stack of nodes and their bounds.
+    sp : int — the stack size before.
+    a, b : int — the left and the right child; ba, bb : float — their bounds.
+
+    Returns
+    -------
+    int — the stack size after.
+    """
+    if ba <= bb:
+        first, fb, second, sb = a, ba, b, bb
+    else:
+        first, fb, second, sb = b, bb, a, ba
+    if count[second] > 0:
+        stack[sp] = second
+        bounds[sp] = sb
+        sp += 1
+    if count[first] > 0:
+        stack[sp] = first
+        bounds[sp] = fb
+        sp += 1
+    return sp
+
+
+@njit(cache=True)
 def kd_nearest_to_group(T, members, s, KS):
     """Alive position of the smallest Σ_t ||P[i] − P[members[t]]||² (t < s; positions), ties to the
-    lowest record id; -1 if nothing is alive. ``KS`` is :func:`kd_scratch`."""
+    lowest record id; -1 if nothing is alive. ``KS`` is :func:`kd_scratch`.
+
+    Parameters
+    ----------
+    T : KDTree.
+    members : (k,) int64 — tree positions of the group.
+    s : int — how many of them count.
+    KS : tuple — :func:`kd_scratch` of T.
+
+    Returns
+    -------
+    int — the tree position, or −1.
+    """
     P, rec, start, end, left, right, lo, hi, count, alive = T.P, T.rec, T.start, T.end, T.left, T.right, T.lo, T.hi, T.count, T.alive
     c, stack, bounds, _, _ = KS
     d = P.shape[1]
@@ -278,18 +372,7 @@ def kd_nearest_to_group(T, members, s, KS):
         b = right[v]
         ba = _box_bound(lo, hi, a, c, s, spread)
         bb = _box_bound(lo, hi, b, c, s, spread)
-        if ba <= bb:  # the nearer child is popped first
-            first, fb, second, sb = a, ba, b, bb
-        else:
-            first, fb, second, sb = b, bb, a, ba
-        if count[second] > 0:
-            stack[sp] = second
-            bounds[sp] = sb
-            sp += 1
-        if count[first] > 0:
-            stack[sp] = first
-            bounds[sp] = fb
-            sp += 1
+        sp = _push_children(count, stack, bounds, sp, a, ba, b, bb)
     return best_i
 
 
@@ -308,7 +391,18 @@ def kd_nearest_to_group(T, members, s, KS):
 def box_gap(lo, hi, v, p):
     """Lower bound on the squared distance from p to any record of box v (a ball around the box
     centre was measured too: 3 % fewer records read in 10 dimensions, not worth its square root).
-    Branch-free: at most one of lo − p and p − hi is positive."""
+    Branch-free: at most one of lo − p and p − hi is positive.
+
+    Parameters
+    ----------
+    lo, hi : (nodes, d) float64 — the boxes' corners.
+    v : int — a node.
+    p : (d,) float64 — the point.
+
+    Returns
+    -------
+    float — the bound.
+    """
     b = 0.0
     for j in range(p.size):
         t = max(lo[v, j] - p[j], p[j] - hi[v, j], 0.0)
@@ -340,7 +434,18 @@ F32_MAX = 1e18         # from this norm on the squares could overflow single pre
 def single_margin(norm, pn, d):
     """(err, rel, usable) of the bound above for records of norm <= ``norm`` and a point of norm
     ``pn`` in d attributes: the distance lies within [sqrt(d̃ / rel) − err, sqrt(d̃·rel) + err].
-    usable is False where single precision could overflow: then every record is computed in double."""
+    usable is False where single precision could overflow: then every record is computed in double.
+
+    Parameters
+    ----------
+    norm : float — the largest record norm.
+    pn : float — the point's norm.
+    d : int — attributes.
+
+    Returns
+    -------
+    (float, float, bool) — err, rel, usable.
+    """
     return F32_ERR * (norm + pn) + F32_TINY, 1.0 + (d + 2) * 2.0 ** -23, norm < F32_MAX and pn < F32_MAX
 
 
@@ -348,7 +453,21 @@ def single_margin(norm, pn, d):
 def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
     """The ``want`` alive positions nearest to the point p, sorted by (squared distance, record id)
     into ``top_d``/``top_i``; returns how many (fewer only when fewer are alive). Position ``skip``
-    counts as grouped: two threads can query the tree at once while neither changes it."""
+    counts as grouped: two threads can query the tree at once while neither changes it.
+
+    Parameters
+    ----------
+    T : KDTree.
+    p : (d,) float64 — the point.
+    want : int — how many.
+    top_d : (want,) float64, top_i : (want,) int64 — filled: squared distances and tree positions, ascending.
+    KS : tuple — :func:`kd_scratch` of T.
+    skip : int — a position that counts as grouped (−1: none).
+
+    Returns
+    -------
+    int — how many were found.
+    """
     P, rec, start, end, left, right, lo, hi, count, alive, PT = T.P, T.rec, T.start, T.end, T.left, T.right, T.lo, T.hi, T.count, T.alive, T.PT
     _, stack, bounds, dist, p32 = KS
     d = P.shape[1]
@@ -419,16 +538,5 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
         b = right[v]
         ba = box_gap(lo, hi, a, p)
         bb = box_gap(lo, hi, b, p)
-        if ba <= bb:  # the nearer child is popped first
-            first, fb, second, sb = a, ba, b, bb
-        else:
-            first, fb, second, sb = b, bb, a, ba
-        if count[second] > 0:
-            stack[sp] = second
-            bounds[sp] = sb
-            sp += 1
-        if count[first] > 0:
-            stack[sp] = first
-            bounds[sp] = fb
-            sp += 1
+        sp = _push_children(count, stack, bounds, sp, a, ba, b, bb)
     return cnt

@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mabench.kernels.core.distances import sqdist_serial
+
 PRIM = 0
 NPN = 1
 
@@ -68,14 +70,7 @@ def _grow(Z, start, mode):
             dead = 0
         if step == n - 1:
             break
-        for i in range(m):
-            dist[i] = 0.0
-        for j in range(d):
-            row = W[j, :m]
-            pj = p[j]
-            for i in range(m):
-                t = row[i] - pj
-                dist[i] += t * t
+        sqdist_serial(W, m, p, dist)
         best = -1
         best_v = np.inf
         for i in range(m):

@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit, prange
 
 from mabench.kernels.core.buffer import UNASSIGNED
+from mabench.kernels.core.groups import assign_leftovers
 from mabench.kernels.spatial.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining, kd_scratch, tree_pays
 
 REBUILD = 0.75  # rebuild the tree over the remaining records once fewer than this share of it is left
@@ -166,6 +167,16 @@ def label_remaining(labels, g):
             labels[r] = g
             cnt += 1
     return cnt
+
+
+@njit(cache=True)
+def close_tree_tail(Z, labels, g, left, k):
+    """The tree paths' last step (core.groups.close_tail's rule): k or more records left form group
+    ``g``; fewer join their nearest groups. ``labels`` (n,) int64 is updated."""
+    if left >= k:
+        label_remaining(labels, g)
+    elif left > 0:
+        assign_leftovers(Z, labels, g)
 
 
 @njit(cache=True)
@@ -319,15 +330,81 @@ def sized_as(n: int, d: int):
 
 
 @njit(cache=True)
+def fresh_tree(Z, labels, pos):
+    """A k-d tree over the remaining records with scratch for two queries (one per thread).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels : (n,) int64 — ``UNASSIGNED`` for the remaining records.
+    pos : (n,) int64 — filled: each remaining record's position in the tree.
+
+    Returns
+    -------
+    T : KDTree — :func:`tree_over_remaining`.
+    KS, KS2 : tuple — :func:`~mabench.kernels.spatial.kdtree.kd_scratch` of T, twice.
+    """
+    T = tree_over_remaining(Z, labels, pos)
+    return T, kd_scratch(T), kd_scratch(T)
+
+
+@njit(cache=True)
+def farthest_remaining(Z, ids, labels, slots, left, sums, c, c0, shell, head):
+    """The remaining record farthest from the centroid of the remaining records (MDAV's r, CBFS's
+    seed), with the centroid brought up to date in ``c`` and the shell order re-sorted around it once
+    too few of its slots remain.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    ids : (n,) int64, slots : int, sums : (d,) float64 — :func:`centroid_of_remaining`'s state.
+    labels : (n,) int64 — ``UNASSIGNED`` for the remaining records.
+    left : int — how many records remain.
+    c : (d,) float64 — filled: the centroid of the remaining records.
+    c0 : (d,) float64 — the shell order's pivot (updated when it is re-sorted).
+    shell : Shell, head : int — the shell order and its first slot possibly alive.
+
+    Returns
+    -------
+    slots : int, shell : Shell, head : int — the new state.
+    r : int — the record id of the farthest remaining record (ties to the lowest id).
+    """
+    slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
+    if left < SHELL_REBUILD * shell.ids.size:
+        c0[:] = c
+        shell = shell_order(Z, labels, c0)
+        head = np.int64(0)
+    r, head = shell_farthest(shell, head, c0, labels, c)
+    return slots, shell, head, r
+
+
+@njit(cache=True)
 def tree_start(Z, k):
     """What the tree paths of MDAV and CBFS start from: no record assigned, the ids and column sums in
-    record order, scratch for a centroid, a point and the k nearest, and a k-d tree over the records
-    with its query scratch. Returns (labels, ids, sums, c, p, top_d, top_i, pos, T, KS)."""
+    record order, scratch for a centroid, two points and two sets of k nearest, and a k-d tree over the
+    records with query scratch for two threads.
+
+    Parameters
+    ----------
+    Z : (n, d) float64, C-contiguous — the standardized records.
+    k : int — the minimum group size.
+
+    Returns
+    -------
+    labels : (n,) int64 — all ``UNASSIGNED``.
+    ids : (n,) int64, sums : (d,) float64 — :func:`start_sums`.
+    c, p, q : (d,) float64 — scratch: a centroid and two points.
+    top_d : (k,) float64, top_i : (k,) int64 — scratch: the k nearest of one query.
+    near2 : ((k,) float64, (k,) int64) — the same for the second thread's query.
+    pos : (n,) int64 — each record's position in the tree.
+    T : KDTree — the tree over every record; KS, KS2 : its query scratch, one per thread.
+    """
     n, d = Z.shape
     labels = np.full(n, UNASSIGNED, dtype=np.int64)
     ids, sums = start_sums(Z, labels)
     top_d = np.empty(max(k, 1))
     top_i = np.empty(max(k, 1), dtype=np.int64)
     pos = np.empty(n, dtype=np.int64)
-    T = tree_over_remaining(Z, labels, pos)
-    return labels, ids, sums, np.empty(d), np.empty(d), top_d, top_i, pos, T, kd_scratch(T)
+    T, KS, KS2 = fresh_tree(Z, labels, pos)
+    near2 = (np.empty(k), np.empty(k, dtype=np.int64))
+    return labels, ids, sums, np.empty(d), np.empty(d), np.empty(d), top_d, top_i, near2, pos, T, KS, KS2
