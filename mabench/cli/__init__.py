@@ -17,14 +17,15 @@ from mabench.cli import bench, catalog, cells, common, optimum, plugins, process
 # in the order `mabench --help` lists them
 COMMANDS = [catalog.LIST, cells.RUN, cells.EVALUATE, catalog.FETCH, catalog.PREPARE, workflow.BATCH,
             regression.COMPARE, workflow.COMPILE, workflow.WARMUP, regression.REGRESS, workflow.AGGREGATE, report.TABLES,
-            report.FIGURES, report.REPORT, optimum.BEST_KNOWN, optimum.BOUND, plugins.NEW, plugins.CHECK, bench.BENCH]
+            report.FIGURES, report.REPORT, optimum.BEST_KNOWN, optimum.BOUND, plugins.NEW, plugins.CHECK, bench.BENCH,
+            workflow.WORKFLOW]
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = common.Parser(prog="mabench", description="Reproducible microaggregation benchmarks.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=common.Parser)
     for command in COMMANDS:
-        command.arguments(sub.add_parser(command.name, help=command.help))
+        command.arguments(sub.add_parser(command.name, help=command.help, **command.parser_options()))
     return p
 
 

@@ -20,7 +20,9 @@ def _no_paths(args) -> tuple[list, list]:
 class Command:
     """One ``mabench`` command, declared beside its body: its name and help, the function that adds its
     arguments, the body, and ``paths(args) -> (outputs, inputs)`` as (option, path) pairs for the path
-    rule. ``all_or_nothing``: every file it writes is committed together (`batch` commits per cell)."""
+    rule. ``all_or_nothing``: every file it writes is committed together (`batch` commits per cell).
+    ``passes_through``: every word after the command's name is handed on as it is (`workflow` passes them
+    to Snakemake), options included, so the command declares only a REMAINDER positional."""
 
     name: str
     help: str
@@ -28,6 +30,11 @@ class Command:
     body: Callable[[argparse.Namespace], None]
     paths: Callable[[argparse.Namespace], tuple[list, list]] = _no_paths
     all_or_nothing: bool = True
+    passes_through: bool = False
+
+    def parser_options(self) -> dict:
+        # no prefix character: `-n` or `--cores 4` is a word to pass on, not an unknown option of ours
+        return {"prefix_chars": "\0", "add_help": False} if self.passes_through else {}
 
 
 class Parser(argparse.ArgumentParser):

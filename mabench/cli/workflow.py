@@ -1,11 +1,15 @@
 """The workflow's commands: `compile` (every kernel of a configuration, once, before the batches),
 `warmup` (the kernels of named methods, ahead of a first call),
-`batch` (one job's plan: algorithms x draws x k) and `aggregate` (the cells into one results table)."""
+`batch` (one job's plan: algorithms x draws x k), `aggregate` (the cells into one results table) and
+`workflow` (the packaged Snakefile run on the working directory, from an installed mabench)."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 import time
+from pathlib import Path
 
 from mabench.cli.common import PENDING, Command, existing, json_line, print_json
 from mabench.cli.process import STARTED, cpu_seconds
@@ -180,3 +184,64 @@ AGGREGATE = Command("aggregate", help="merge per-cell outputs into one results t
 
 
 COMMANDS = [BATCH, COMPILE, AGGREGATE]
+
+
+def workflow_folder() -> Path:
+    """The folder of the Snakefile the workflow runs: inside an installed mabench (``mabench/_workflow``,
+    pyproject.toml), else the checkout mabench was loaded from (an editable install)."""
+    import mabench
+
+    package = Path(mabench.__file__).resolve().parent
+    for folder in (package / "_workflow", package.parent):
+        if (folder / "Snakefile").is_file() and (folder / "workflow" / "rules").is_dir():
+            return folder
+    raise UserError(f"no Snakefile in the installed mabench ({package}); reinstall it (pip install 'mabench[all]')")
+
+
+def _given(words: list[str], *options: str) -> bool:
+    return any(w == o or w.startswith(o + "=") for w in words for o in options)
+
+
+def snakemake_command(words: list[str], folder: Path, cwd: Path) -> list[str]:
+    """Snakemake's command line for `mabench workflow WORDS`: the packaged Snakefile on the working
+    directory, with the working directory's config.yaml (or config/config.yaml, else the bundled default)
+    and the packaged local profile unless WORDS name their own; ``--workflow-profile default|slurm`` names
+    a packaged profile when no such folder exists here."""
+    from mabench import resources
+
+    words = list(words)
+    profiles = folder / "workflow" / "profiles"
+    for i, word in enumerate(words[:-1]):
+        if word == "--workflow-profile" and not (cwd / words[i + 1]).exists() and (profiles / words[i + 1]).is_dir():
+            words[i + 1] = str(profiles / words[i + 1])
+    extra = []
+    if not _given(words, "--profile", "--workflow-profile"):
+        extra.append(f"--workflow-profile={profiles / 'default'}")
+    if not _given(words, "--configfile", "--configfiles"):
+        mine = [cwd / "config.yaml", cwd / "config" / "config.yaml"]
+        extra.append(f"--configfile={next((p for p in mine if p.is_file()), resources.config_path('config.yaml'))}")
+    # NAME=VALUE forms: Snakemake's --configfile takes several values and would swallow a target after it
+    return [sys.executable, "-m", "snakemake", "--snakefile", str(folder / "Snakefile"), *extra, *words]
+
+
+def _workflow_arguments(s) -> None:
+    s.add_argument("snakemake", nargs=argparse.REMAINDER, help="Snakemake's own arguments, passed on (e.g. -n, "
+                   "--cores 4, --configfile my.yaml, --workflow-profile slurm, a target such as leaderboard)")
+
+
+def cmd_workflow(args) -> None:
+    import importlib.util
+    import os
+
+    if importlib.util.find_spec("snakemake") is None:
+        raise UserError("Snakemake is not installed beside mabench; install it with pip install 'mabench[workflow]'")
+    command = snakemake_command(args.snakemake, workflow_folder(), Path.cwd())
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Snakemake takes over this process: its exit status, output and signal handling are the command's.
+    os.execv(command[0], command)
+
+
+WORKFLOW = Command("workflow", help="run the packaged Snakemake workflow on the working directory (mabench "
+                   "workflow [snakemake args...]; config.yaml here, or --configfile)",
+                   arguments=_workflow_arguments, body=cmd_workflow, passes_through=True)

@@ -14,6 +14,7 @@ import sys
 import yaml
 from snakemake.exceptions import WorkflowError
 
+from mabench import resources as mabench_resources
 from mabench.bench import config as mabench_config
 from mabench.bench import plan as mabench_plan
 from mabench.errors import UserError
@@ -44,7 +45,10 @@ envvars:
     "PATH",
 
 
-PUBLISHED = os.path.join(workflow.basedir, "registry", "published.csv")
+# The registry of the mabench that runs the workflow (a checkout's registry/, or the installed package's:
+# `mabench workflow` runs a Snakefile that has no registry/ beside it).
+PUBLISHED = str(mabench_resources.registry_path("published.csv"))
+BEST_KNOWN_INDEX = str(mabench_resources.registry_path("best_known", "index.csv"))
 # So that `snakemake --report` offers results.parquet as a download instead of inlining it as text.
 mimetypes.add_type("application/vnd.apache.parquet", ".parquet")
 

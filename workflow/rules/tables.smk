@@ -23,7 +23,7 @@ rule tables:
 rule best_known:
     """The best-known partitions (registry/best_known) re-verified against the seeds' best published IL."""
     input:
-        index=os.path.join(workflow.basedir, "registry", "best_known", "index.csv"),
+        index=BEST_KNOWN_INDEX,
         published=PUBLISHED,
     output:
         report(
