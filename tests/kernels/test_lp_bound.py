@@ -14,10 +14,14 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from oracles.partition_bruteforce import group_sse, optimum
-from support import ROOT, assert_user_error, run_cli
+from support import ROOT, assert_user_error, run_cli, safety_net
 
 from mabench.kernels.lowerbound import colgen as CG
 from mabench.optimum import bounds as B
+
+# The seconds a bound may search where a test asserts that it converges: a net against a hang, never
+# the verdict (these instances converge in well under a second on an idle machine).
+NET = safety_net(30)
 
 
 def NO_CUTS(n):
@@ -71,7 +75,7 @@ def rel(a, b):
 def test_column_generation_reaches_the_full_lp(n, k, seed):
     Z = np.random.default_rng([seed, n, k]).normal(size=(n, 2))
     lp = full_lp(Z, k)
-    res = B.lp_bound(Z, k, budget=30, subset_rows=0)
+    res = B.lp_bound(Z, k, budget=NET, subset_rows=0)
     assert res["converged"] and res["cuts"] == 0
     assert rel(res["sse_bound"], lp) < 1e-9
     assert res["sse_bound"] <= lp
@@ -86,7 +90,7 @@ def test_subset_row_cuts_reach_the_full_cut_lp(n, k, seed):
     (all but n = 9, seed 4) it lies strictly above the plain LP."""
     Z = np.random.default_rng([seed, n, k]).normal(size=(n, 2))
     cut_lp, lp, opt = full_lp(Z, k, subset_rows=True), full_lp(Z, k), optimum(Z, k, 2 * k - 1)
-    res = B.lp_bound(Z, k, budget=30)
+    res = B.lp_bound(Z, k, budget=NET)
     assert res["converged"]
     assert rel(res["sse_bound"], cut_lp) < 1e-9
     assert res["sse_bound"] <= opt + 1e-9
@@ -101,7 +105,7 @@ def test_lp_bound_tight_when_the_lp_is_integral(k):
     centres = np.array([[0.0, 0.0], [50.0, 0.0], [0.0, 50.0], [50.0, 50.0]])[: 12 // k if k == 3 else 4]
     Z = np.concatenate([c + rng.normal(size=(k, 2)) for c in centres])
     opt = optimum(Z, k, 2 * k - 1)
-    res = B.lp_bound(Z, k, budget=30)
+    res = B.lp_bound(Z, k, budget=NET)
     assert rel(res["sse_bound"], opt) < 1e-9 and res["sse_bound"] <= opt
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from oracles.partition_bruteforce import optimum
 from support import run_cli
-from test_lp_bound import cut_instance, groups
+from test_lp_bound import NET, cut_instance, groups
 
 from mabench.kernels.lowerbound import colgen as CG
 from mabench.optimum import bounds as B
@@ -56,11 +56,11 @@ def test_tail_bound_between_lagrangian_and_optimum(n, k, seed):
     some instances it is strictly above the LP."""
     Z = np.random.default_rng([seed, n, k]).normal(size=(n, 2))
     opt = optimum(Z, k, 2 * k - 1)
-    lp = B.lp_bound(Z, k, budget=30)
+    lp = B.lp_bound(Z, k, budget=NET)
     L = lp["sse_bound"]
-    part = B.tail_bound(Z, k, lp["point"], L, anchors=n // 2, time_limit=30)
+    part = B.tail_bound(Z, k, lp["point"], L, anchors=n // 2, time_limit=NET)
     assert L - 1e-12 <= part["sse_bound"] <= opt + 1e-9
-    full = B.tail_bound(Z, k, lp["point"], L, incumbent=opt, anchors=n, time_limit=30)
+    full = B.tail_bound(Z, k, lp["point"], L, incumbent=opt, anchors=n, time_limit=NET)
     assert L - 1e-12 <= full["sse_bound"] <= opt + 1e-9
     assert full["sse_bound"] >= opt - 1e-4 and full["tail_records"] == n
 
@@ -69,8 +69,8 @@ def test_tail_bound_above_the_lp_somewhere():
     rises = 0
     for seed in range(4):
         Z = np.random.default_rng([seed, 10, 3]).normal(size=(10, 2))
-        lp = B.lp_bound(Z, 3, budget=30)
-        res = B.tail_bound(Z, 3, lp["point"], lp["sse_bound"], anchors=10, time_limit=30)
+        lp = B.lp_bound(Z, 3, budget=NET)
+        res = B.tail_bound(Z, 3, lp["point"], lp["sse_bound"], anchors=10, time_limit=NET)
         rises += res["sse_bound"] > lp["sse_bound"] + 1e-3
     assert rises >= 1
 
