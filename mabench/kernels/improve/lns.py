@@ -119,6 +119,17 @@ def region_optimum(Zr, k, kmax, sums, sqsum, best, choice, out):
 
 
 @njit(cache=True)
+def _take_group(g, members, sizes, region, r, region_groups, ng):
+    """Append group ``g``'s members to ``region`` from slot ``r`` and name it at ``region_groups[ng]``;
+    returns the region's new length."""
+    for m in range(sizes[g]):
+        region[r] = members[g, m]
+        r += 1
+    region_groups[ng] = g
+    return r
+
+
+@njit(cache=True)
 def pick_region(Z, labels, sizes, means, members, seed_group, rmax, order_g, order_d, region, region_groups):
     """The seed group plus its nearest groups by centroid while the records fit in ``rmax``.
 
@@ -154,10 +165,7 @@ def pick_region(Z, labels, sizes, means, members, seed_group, rmax, order_g, ord
             if ng >= 2:
                 return r, ng
             continue
-        for m in range(sizes[g]):
-            region[r] = members[g, m]
-            r += 1
-        region_groups[ng] = g
+        r = _take_group(g, members, sizes, region, r, region_groups, ng)
         ng += 1
     if c <= SCANS:
         return r, ng
@@ -170,10 +178,7 @@ def pick_region(Z, labels, sizes, means, members, seed_group, rmax, order_g, ord
             if ng >= 2:
                 break
             continue
-        for m in range(sizes[g]):
-            region[r] = members[g, m]
-            r += 1
-        region_groups[ng] = g
+        r = _take_group(g, members, sizes, region, r, region_groups, ng)
         ng += 1
     return r, ng
 
