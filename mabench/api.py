@@ -26,8 +26,6 @@ The identifier is passed through; ``age`` stays integer because both group means
 
 from __future__ import annotations
 
-import functools
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,46 +34,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mabench.api_terms import OPTION_WORDS, in_api_terms
+from mabench.catalog import datasets, load, methods  # noqa: F401  (part of this API's names)
 from mabench.errors import UserError
 
 __all__ = ["microaggregate", "evaluate", "methods", "datasets", "load", "Result"]
 
 _API_PARAMS = {"measure": "measure", "trim": "trim", "weights": "sampling_weights", "strata": "strata"}
-
-
-# --------------------------------------------------------------------------- messages
-
-# The engine's messages name the CLI's options; a caller of this API sets keywords instead.
-_CLI_WORDS = [
-    (re.compile(r"--param (\w+)="), r"\1="),
-    (re.compile(r"--option (\w+)="), r"\1="),
-    (re.compile(r"--metrics ([\w,]+)"), r"metrics='\1'"),
-    (re.compile(r"--seed\b"), "seed="),
-    (re.compile(r"(?<![\w-])-k (\d+)"), r"k=\1"),
-]
-
-
-# Result.metrics(options={...}) takes metric options as one dict, not as keywords.
-_OPTION_WORDS = [
-    (re.compile(r"--option (\w+)=(\S+?)([;,)]?(\s|$))"), lambda m: f'options={{"{m.group(1)}": {m.group(2)}}}{m.group(3)}'),
-    *[(pattern, repl) for pattern, repl in _CLI_WORDS if "option" not in pattern.pattern],
-]
-
-
-def _in_api_terms(fn, words=_CLI_WORDS):
-    """Run ``fn``; a UserError's message is re-worded from the CLI's options to this API's keywords."""
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except UserError as exc:
-            text = str(exc)
-            for pattern, repl in words:
-                text = pattern.sub(repl, text)
-            if text == str(exc):
-                raise
-            raise UserError(text) from None
-    return wrapper
 
 
 # --------------------------------------------------------------------------- input
@@ -315,7 +280,7 @@ class Result:
             names = applicable(ctx.options)
         else:
             names = parse_names(names if isinstance(names, str) else ",".join(names))
-        return _in_api_terms(evaluate, _OPTION_WORDS)(ctx, names)
+        return in_api_terms(evaluate, OPTION_WORDS)(ctx, names)
 
     def risk(self, options: dict | None = None) -> pd.DataFrame:
         """Per-record disclosure risk (sdcMicro's ``dRiskRMD``), one row per input row, indexed as
@@ -363,13 +328,13 @@ class Result:
     def _table(self, name: str, options: dict | None) -> pd.DataFrame:
         from mabench.metrics.record_tables import record_table
 
-        return _in_api_terms(record_table, _OPTION_WORDS)(self._context(options), name)
+        return in_api_terms(record_table, OPTION_WORDS)(self._context(options), name)
 
 
 # --------------------------------------------------------------------------- functions
 
 
-@_in_api_terms
+@in_api_terms
 def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int = 0, n_jobs: int = 1,
                    executor: str = "processes", scheduler: str | None = None, *, progress=None,
                    **params) -> Result:
@@ -455,7 +420,7 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
                   dict(cell.record.get("info") or {}), cell.record, cell)
 
 
-@_in_api_terms
+@in_api_terms
 def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, seed: int = 0, *,
              measure: str | None = None, trim: float | None = None, weights: str | None = None, strata=None,
              **options) -> dict[str, float]:
@@ -526,87 +491,3 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
     from mabench.metrics import REGISTRY
 
     return {name: value for name, value in record.items() if name in REGISTRY}
-
-
-def methods() -> list[dict]:
-    """Every microaggregation method: name, title, citation and parameters.
-
-    Returns
-    -------
-    list of dict
-        One dict per method: ``name``, ``title``, ``citation``, ``deterministic`` and ``parameters``
-        (``{name: {"default", "choices", "doc"}}``; ``choices`` is None when any value of the
-        default's type is allowed).
-
-    Examples
-    --------
-    >>> import mabench
-    >>> mdav = next(m for m in mabench.methods() if m["name"] == "mdav")
-    >>> mdav["parameters"]["tail"]["default"]
-    '3k'
-    """
-    from mabench import discovery
-
-    out = []
-    for name, algo in sorted(discovery.algorithms().items()):
-        out.append({
-            "name": name, "title": algo.title, "citation": algo.citation, "deterministic": algo.deterministic,
-            "parameters": {p: {"default": v.default, "choices": None if v.choices is None else list(v.choices),
-                               "doc": v.doc} for p, v in algo.params.items()},
-        })
-    return out
-
-
-def datasets() -> list[dict]:
-    """Every data set :func:`load` knows: the fetched catalog and the generators.
-
-    Returns
-    -------
-    list of dict
-        ``name``, ``kind`` ("fetched" or "generated"), ``title`` and, for generators, ``parameters``
-        (``{name: default}``).
-
-    Examples
-    --------
-    >>> import mabench
-    >>> [d["name"] for d in mabench.datasets() if d["kind"] == "fetched"]
-    ['census', 'eia', 'tarragona']
-    """
-    from mabench import data, discovery
-    from mabench.data import fetch
-
-    cat, gens = fetch.catalog(), discovery.generators()
-    out = []
-    for name in data.names():
-        if name in cat:
-            out.append({"name": name, "kind": "fetched", "title": cat[name]["title"]})
-        else:
-            out.append({"name": name, "kind": "generated", "title": gens[name].title,
-                        "parameters": {p: v.default for p, v in gens[name].params.items()}})
-    return out
-
-
-@_in_api_terms
-def load(name: str, seed: int = 0) -> pd.DataFrame:
-    """A catalog or generated data set (or a file) as a DataFrame, in original units.
-
-    Parameters
-    ----------
-    name : str
-        ``"tarragona"``, ``"census"``, ``"eia"``, a generator with parameters
-        (``"uniform[n=300,d=3]"``), or a CSV/Parquet path.
-    seed : int, default 0
-        Seed of a generated data set's draw.
-
-    Examples
-    --------
-    >>> import mabench
-    >>> mabench.load("tarragona").shape
-    (834, 13)
-    >>> mabench.load("uniform[n=300,d=3]", seed=1).shape
-    (300, 3)
-    """
-    from mabench import data
-    from mabench.data.seeds import check_seed
-
-    return data.load(str(name), check_seed(seed)).frame()

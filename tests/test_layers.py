@@ -19,7 +19,7 @@ LAYERS = [  # lowest first
     ("bench", ["bench"]),
     ("optimum", ["optimum"]),
     ("report", ["report"]),
-    ("interface", ["__init__", "api", "cli", "estimator", "testing", "scaffold"]),
+    ("interface", ["__init__", "api", "api_terms", "catalog", "cli", "estimator", "testing", "scaffold"]),
 ]
 RANK = {name: rank for rank, (_, names) in enumerate(LAYERS) for name in names}
 PLUGIN_MAY_IMPORT = {"errors", "plugin", "partition", "kernels", "discovery"}

@@ -20,11 +20,13 @@ from support import ROOT, run_cli
 
 def test_docstring_examples_run():
     import mabench.api
+    import mabench.catalog
     import mabench.estimator
 
     result = doctest.testmod(mabench.api, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted >= 12
-    assert result.failed == 0
+    listed = doctest.testmod(mabench.catalog, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted + listed.attempted >= 12
+    assert result.failed == 0 and listed.failed == 0
     result = doctest.testmod(mabench.estimator, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 4 and result.failed == 0
 
