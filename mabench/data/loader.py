@@ -32,7 +32,7 @@ import pandas as pd
 from mabench import discovery
 from mabench.plugin import format_params
 from mabench.errors import UserError
-from mabench.data import formats
+from mabench.data import columns, formats
 from mabench.data.seeds import rng_for
 
 _SPEC = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+)(\[(?P<params>[^\]]*)\])?$")
@@ -427,12 +427,7 @@ def _check_header(header: list[str], frame: pd.DataFrame, where: str) -> None:
             hint = (" (it looks like a pandas index written by to_csv; write with index=False or drop it)"
                     if j == 0 else "")
             raise UserError(f"{where}: column {j + 1} has no name{hint}; give every column a name in the header row")
-    seen = {}
-    for j, name in enumerate(header):
-        if name in seen:
-            raise UserError(f"{where}: column name {name!r} appears twice (columns {seen[name] + 1} and {j + 1}); "
-                            "give each column its own name")
-        seen[name] = j
+    columns.check_unique(header, where)
     if header and all(_is_number(name) for name in header):
         raise UserError(f"{where}: the first row ({', '.join(header[:3])}{', ...' if len(header) > 3 else ''}) "
                         "looks like data, not column names; add a header row")
