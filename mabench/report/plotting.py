@@ -1,7 +1,7 @@
 """The renderer's primitives: matplotlib set up the same way every time, figures written with fixed
 metadata (byte-identical files from the same results), panel grids, series drawn as published
 (hollow) over reproduced (filled) markers, legends, titles and labels placed where they overlap
-nothing. :mod:`mabench.report.figures` decides what to draw; this module draws it."""
+nothing. :mod:`mabench.report.render` draws each figure kind with them."""
 
 from __future__ import annotations
 
@@ -52,14 +52,6 @@ def png_bytes(fig, dpi: int = 100) -> bytes:
     fig.savefig(buf, format="png", dpi=dpi, metadata=_PNG_META, bbox_inches="tight")
     plt.close(fig)
     return buf.getvalue()
-
-def placeholder(message: str, out_dir, stem: str):
-    """A small figure that says why there is nothing to draw (written when ``out_dir`` is given)."""
-    plt, _ = pyplot()
-    fig, ax = plt.subplots(figsize=(4, 2))
-    ax.axis("off")
-    ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=8)
-    return save(fig, out_dir, stem) if out_dir is not None else fig
 
 def grid(plt, n_panels: int, n_rows_per: int = 1, width: float = 3.3, height: float = 2.6, max_cols: int = 4):
     cols = max(1, min(max_cols, n_panels))
@@ -121,6 +113,12 @@ def _overlap(a, b) -> float:
     w = min(a[2], b[2]) - max(a[0], b[0])
     h = min(a[3], b[3]) - max(a[1], b[1])
     return max(0.0, w) * max(0.0, h)
+
+def palette(n: int) -> list:
+    """``n`` colours: tab10 (cycled), husl beyond ten."""
+    _, sns = pyplot()
+    return sns.color_palette("tab10", n) if n <= 10 else sns.color_palette("husl", n)
+
 
 def series_styles(labels) -> dict[str, tuple]:
     _, sns = pyplot()
