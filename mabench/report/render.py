@@ -39,7 +39,7 @@ def png(spec: FigureSpec, dpi: int = 100) -> bytes:
 
 
 def _message(spec: FigureSpec):
-    plt, _ = plotting.pyplot()
+    plt = plotting.pyplot()
     fig, ax = plt.subplots(figsize=(4, 2))
     ax.axis("off")
     ax.text(0.5, 0.5, spec.title, ha="center", va="center", fontsize=8)
@@ -52,7 +52,7 @@ def _legend_methods(frame: pd.DataFrame) -> dict:
 
 # ------------------------------------------------------------------ per-table figures
 def _table_k(spec: FigureSpec):
-    plt, _ = plotting.pyplot()
+    plt = plotting.pyplot()
     frame = spec.data
     panels = list(dict.fromkeys(frame[spec.panel]))
     relative = set(spec.extra["relative"])
@@ -85,7 +85,7 @@ def _table_k(spec: FigureSpec):
 
 
 def _table_size(spec: FigureSpec):
-    plt, _ = plotting.pyplot()
+    plt = plotting.pyplot()
     frame, times, xvar = spec.data, spec.extra["times"], spec.extra["xvar"]
     panels = list(dict.fromkeys(frame[spec.panel]))
     n_rows_per = 2 if len(times) else 1
@@ -164,7 +164,7 @@ def _ru_axes(ax, points: pd.DataFrame, styles: dict, published: bool) -> None:
 
 
 def _ru_map(spec: FigureSpec):
-    plt, _ = plotting.pyplot()
+    plt = plotting.pyplot()
     data, published = spec.data, spec.extra["published"]
     panels = spec.extra.get("panel_order") or list(dict.fromkeys(data[spec.panel]))
     width, height = spec.extra["size"]
@@ -180,7 +180,7 @@ def _ru_map(spec: FigureSpec):
 
 # ------------------------------------------------------------------ verdicts
 def _verdict_bars(spec: FigureSpec):
-    plt, _ = plotting.pyplot()
+    plt = plotting.pyplot()
     counts, colors, dark = spec.data, spec.extra["colors"], spec.extra["dark"]
     labels = list(counts.index)
     height = 0.32 * len(labels) + 1.6
@@ -209,7 +209,7 @@ def _verdict_bars(spec: FigureSpec):
 
 
 def _heatmap(spec: FigureSpec):
-    plt, sns = plotting.pyplot()
+    plt, sns = plotting.pyplot(), plotting.seaborn()
     grid, lim = spec.data, spec.extra["limit"]
     rows, cols = grid.shape
     fig, ax = plt.subplots(figsize=(1.0 + 0.75 * cols, 0.8 + 0.3 * rows))
@@ -230,7 +230,7 @@ def _heatmap(spec: FigureSpec):
 
 # ------------------------------------------------------------------ the workflow's summary figures
 def _il_vs_k(spec: FigureSpec):
-    plt, _ = plotting.pyplot()
+    plt = plotting.pyplot()
     data, labels = spec.data, spec.extra["hue_order"]
     panels = list(dict.fromkeys(data[spec.panel]))
     relative = set(spec.extra["relative"])
@@ -267,7 +267,7 @@ def _il_vs_k(spec: FigureSpec):
 
 
 def _anytime(spec: FigureSpec):
-    plt, _ = plotting.pyplot()
+    plt = plotting.pyplot()
     data, panels, methods = spec.data, spec.extra["panels"], spec.extra["hue_order"]
     cols = min(4, len(panels))
     rows = -(-len(panels) // cols)
@@ -302,7 +302,7 @@ def _anytime(spec: FigureSpec):
 def _frontier(spec: FigureSpec):
     from matplotlib.lines import Line2D
 
-    plt, _ = plotting.pyplot()
+    plt = plotting.pyplot()
     frame, best_name = spec.data, spec.highlight[0]
     panels = spec.extra["panel_order"]
     fig, axes, cols = plotting.grid(plt, len(panels), 1)
@@ -336,7 +336,7 @@ def _frontier(spec: FigureSpec):
 
 def _leaderboard(spec: FigureSpec):
     """IL versus k and (with a risk metric) risk versus IL; the highlighted methods in colour, thick."""
-    plt, _ = plotting.pyplot()
+    plt = plotting.pyplot()
     part, data, risk = spec.data, spec.title, spec.labels.get("risk")
     fig, axes = plt.subplots(1, 2 if risk else 1, figsize=(9.5 if risk else 5.5, 3.6), squeeze=False)
     colour = {m: HIGHLIGHT[i % len(HIGHLIGHT)] for i, m in enumerate(spec.highlight)}
@@ -364,7 +364,7 @@ def _leaderboard(spec: FigureSpec):
 
 def _identity_scatter(spec: FigureSpec):
     """One point per row, x against y, a marker per ``hue`` group (``extra["markers"]``), and the line y = x."""
-    plt, _ = plotting.pyplot()
+    plt = plotting.pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 5))
     data = spec.data
     for group, marker in spec.extra["markers"].items():

@@ -142,8 +142,25 @@ def test_the_renderer_draws_every_kind(registry, tmp_path):
         assert spec.kind == kind
         fig = render.draw(spec)
         assert [ax for ax in fig.axes if ax.get_visible()], kind
-        plotting.pyplot()[0].close(fig)
+        plotting.pyplot().close(fig)
     assert render.png(specs["leaderboard"]).startswith(b"\x89PNG")
     assert [p.name for p in render.save(specs["message"], tmp_path, "m")] == ["m.png", "m.pdf"]
     with pytest.raises(ValueError, match="no drawing for figure kind 'pie'"):
         render.draw(FigureSpec(kind="pie"))
+
+
+def test_the_theme_is_seaborns_without_importing_it():
+    """plotting.pyplot() sets seaborn's whitegrid/paper theme itself; drawing imports seaborn only for the
+    heat map (and for more than ten colours)."""
+    code = ("import matplotlib, sys; from mabench.report import plotting, figures, render; "
+            "plotting.pyplot(); mine = dict(matplotlib.rcParams); "
+            "render.png(figures.il_vs_k(__import__('pandas').DataFrame({'dataset_id': 'a', 'algorithm': ['m', 'm', 'c', 'c'], "
+            "'params': '', 'dataset': 'a', 'dataset_params': '', 'k': [3, 4, 3, 4], 'il': [1.0, 2.0, 1.5, 2.5]}))); "
+            "assert 'seaborn' not in sys.modules, 'seaborn imported'; "
+            "matplotlib.rc_file_defaults(); import seaborn as sns; sns.set_theme(style='whitegrid', context='paper'); "
+            "theirs = dict(matplotlib.rcParams); "
+            "bad = sorted(k for k in theirs if k != 'image.cmap' and theirs[k] != mine[k]); assert not bad, bad; "
+            "assert plotting.palette(3) == [tuple(c) for c in sns.color_palette('tab10', 3)]; "
+            "assert plotting.palette(13) == [tuple(c) for c in sns.color_palette('husl', 13)]")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]

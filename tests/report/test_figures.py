@@ -45,7 +45,7 @@ def test_what_a_table_varies_is_detected(registry, table, expected):
 
 
 def test_labels_do_not_overlap():
-    plt, _ = plotting.pyplot()
+    plt = plotting.pyplot()
     fig, ax = plt.subplots(figsize=(3, 3))
     points = [(1.0, 1.0), (1.01, 1.0), (1.0, 1.01), (1.02, 1.02), (2.0, 2.0), (1.99, 2.0)]
     ax.plot(*zip(*points), "o")
@@ -59,7 +59,7 @@ def test_labels_do_not_overlap():
 
 
 def test_identical_labels_at_identical_points_are_written_once():
-    plt, _ = plotting.pyplot()
+    plt = plotting.pyplot()
     fig, ax = plt.subplots()
     ax.plot([1, 2], [1, 2], "o")
     plotting.place_labels(ax, [(1, 1), (1, 1), (2, 2)], ["k=3", "k=3", "k=4"])
@@ -75,7 +75,7 @@ def test_a_new_method_needs_no_plotting_code(registry):
     fig = render.draw(figures.table_figure(_compared(pd.concat([part, extra])), None, "test"))
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "NEW-METHOD → new_method[alpha=1]" in labels
-    plotting.pyplot()[0].close(fig)
+    plotting.pyplot().close(fig)
 
 
 def test_close_methods_get_a_percent_vs_mdav_row(registry):
@@ -87,7 +87,7 @@ def test_close_methods_get_a_percent_vs_mdav_row(registry):
     fig = render.draw(figures.table_figure(part, results, ""))
     ylabels = [ax.get_ylabel() for ax in fig.axes if ax.get_visible()]
     assert "% vs MDAV" in ylabels
-    plotting.pyplot()[0].close(fig)
+    plotting.pyplot().close(fig)
 
 
 def test_verdict_overview_counts_every_number(registry):
@@ -95,7 +95,7 @@ def test_verdict_overview_counts_every_number(registry):
     fig = render.draw(figures.verdict_overview(comp))
     widths = sum(p.get_width() for p in fig.axes[0].patches)
     assert widths == len(comp)
-    plotting.pyplot()[0].close(fig)
+    plotting.pyplot().close(fig)
 
 
 def test_scalability_tables_are_log_log_with_time_ratios(registry):
@@ -110,4 +110,4 @@ def test_scalability_tables_are_log_log_with_time_ratios(registry):
     assert len(logs) == 4  # IL and time ratio, for uniform and normal
     time_legend = [t.get_text() for ax in logs for leg in [ax.get_legend()] if leg for t in leg.get_texts()]
     assert any("slope 2.00" in t for t in time_legend), time_legend  # time ∝ n² recovered as a slope of 2
-    plotting.pyplot()[0].close(fig)
+    plotting.pyplot().close(fig)
