@@ -169,8 +169,8 @@ def test_refusals_are_one_line():
     with pytest.raises(UserError, match=r"^measure=median cannot take missing values"):
         mabench.microaggregate(df, k=3, measure="median", missing="available")
     r = mabench.microaggregate(df, k=3, missing="available")
-    with pytest.raises(UserError, match=r"^metric dld is not defined on data with missing values yet"):
-        r.metrics(["dld"])
+    with pytest.raises(UserError, match=r"^metric rmd_risk1 is not defined on data with missing values; on available"):
+        r.metrics(["rmd_risk1"])
     with pytest.raises(UserError, match=r"column 'a' has 1 observed value"):
         mabench.microaggregate(df.assign(a=[1.0] + [np.nan] * 39), k=3, missing="available")
 
