@@ -486,9 +486,11 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
 
 
 def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed: int = 0,
-                       metrics=None, metric_options: dict | None = None, aggregation: dict | None = None) -> dict:
+                       metrics=None, metric_options: dict | None = None, aggregation: dict | None = None,
+                       kept: dict | None = None) -> dict:
     """Metrics of a given partition; ``metrics=None`` means every metric that applies to the data set.
-    ``aggregation``: the measure, weights and strata the partition was published with (as for a run)."""
+    ``aggregation``: the measure, weights and strata the partition was published with (as for a run).
+    ``kept``: receives the evaluation context as ``kept["context"]`` (for the per-record tables)."""
     k = 1 if k is None else partition.check_k(k)
     generated = data.base_name(dataset) in discovery.generators() and not data.looks_like_path(dataset)
     if seed is None:
@@ -502,7 +504,7 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     ds = data.load(dataset, seed, aside=tuple(strata))
     n = ds.values.shape[0]
     labels = partition.read_labels(partition_path, n, k)
-    record = evaluate_labels(ds, labels, metrics, metric_options, aggregation=agg, extra=ds.aside or None)
+    record = evaluate_labels(ds, labels, metrics, metric_options, aggregation=agg, extra=ds.aside or None, kept=kept)
     if generated:  # the draw the partition was scored on
         record = {**{key: record[key] for key in ("dataset", "dataset_params")}, "seed": int(seed), **record}
     return record
@@ -520,7 +522,7 @@ def aggregation_of(given: dict | None) -> dict:
 
 def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict | None = None,
                     published: np.ndarray | None = None, aggregation: dict | None = None,
-                    extra: dict | None = None) -> dict:
+                    extra: dict | None = None, kept: dict | None = None) -> dict:
     """Metrics of a checked partition (labels 0..g-1) of a loaded data set; ``metrics=None`` means
     every metric that applies to it. ``aggregation`` (:func:`aggregation_of`): score the values the
     partition publishes with that measure and those weights, the strata and weight columns set aside
@@ -542,7 +544,8 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
         if not layout.plain_means:
             raw = np.ascontiguousarray(ds.values, dtype=np.float64)
             if labels.ndim == 2:
-                return evaluate_labels(ds, labels, metrics, metric_options, _per_variable_values(raw, labels, layout))
+                return evaluate_labels(ds, labels, metrics, metric_options, _per_variable_values(raw, labels, layout),
+                                       kept=kept)
             g = int(labels.max()) + 1
             if layout.weights is not None and (np.bincount(labels, weights=layout.weights, minlength=g) <= 0).any():
                 raise UserError("a group has only zero sampling weights; its weighted value is undefined "
@@ -559,6 +562,8 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
         ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options, published=published)
     else:
         ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, published=published)
+    if kept is not None:
+        kept["context"] = ctx
     if metrics is None:
         metrics = applicable(options)
     sizes = np.concatenate([np.bincount(labels[:, j]) for j in range(labels.shape[1])]) if per_variable \
