@@ -213,3 +213,17 @@ def test_api_every_method_with_strata_and_weights(method, params):
                 if method == "onedims":
                     assert seen.sum() >= 3
     assert 0 < r.metrics(["il"])["il"] < 100
+
+
+def test_onedims_refuses_a_stratum_where_a_variable_has_fewer_than_k_observed_values():
+    df = _frame(60, seed=5)
+    df["region"] = ["r0"] * 30 + ["r1"] * 30
+    df.loc[30:59, "a"] = np.nan
+    df.loc[59, "a"] = 1.0  # r1 observes a once
+    with pytest.raises(UserError, match=r"stratum region='r1': variable 1 has 1 observed value\(s\), fewer than k=3; onedims "
+                                        r"would publish a mean of fewer than k values"):
+        mabench.microaggregate(df, k=3, method="onedims", columns=["a", "b", "c"], strata="region",
+                               missing="available")
+    df.loc[30:59, "a"] = np.nan  # r1 observes a never: its records are all in a's NA group, published NA
+    r = mabench.microaggregate(df, k=3, method="onedims", columns=["a", "b", "c"], strata="region", missing="available")
+    assert r.masked["a"].iloc[30:].isna().all() and r.masked["a"].iloc[:30].notna().sum() == df["a"].iloc[:30].notna().sum()
