@@ -333,6 +333,10 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
         else:
             _warm_up(algo, min(ks), d, own, n)
         warm_metrics(list(metrics), n, d, min(ks), options)
+        if layout.observed is not None and "dld" in metrics:
+            from mabench.metrics.available import warm_dld
+
+            warm_dld()
     progress.end()
     for k in ks:
         cell = _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in, layout, progress, spread)
