@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import mabench
 from mabench.errors import UserError
@@ -86,3 +87,33 @@ def test_a_pair_never_observed_together_is_refused_by_name():
     r = mabench.microaggregate(df, k=3, missing="available")
     with pytest.raises(UserError, match=r"^variables 1 and 3 are observed together in fewer than 2 records"):
         r.metrics(["il_correl"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(6, 30), d=st.integers(2, 4), k=st.integers(2, 3), seed=st.integers(0, 2**32 - 1),
+       coarse=st.booleans())
+def test_dld_and_id_are_the_oracle_on_random_partitions(n, d, k, seed, coarse):
+    """Random data with NA (records with nothing observed included) and a random partition: dld and
+    id equal the oracle's, ties included (coarse values tie often)."""
+    from mabench.data.missing import group_values, masked_values
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, d))
+    if coarse:
+        x = x.round(0)
+    x[rng.random(x.shape) < 0.2] = np.nan
+    x[0] = np.nan
+    x[1:3, 0] = [0.0, 1.0]  # every variable observed at least twice and not constant
+    x[1:3, 1:] = [[0.0] * (d - 1), [1.0] * (d - 1)]
+    labels = rng.permutation(np.arange(n) // k)
+    labels[labels == labels.max()] = 0 if n % k else labels.max()
+    labels = np.unique(labels, return_inverse=True)[1]
+    published = group_values(x, labels, int(labels.max()) + 1)
+    ctx = EvalContext(x, (x - np.nanmean(x, 0)) / np.nanstd(x, 0), labels, [f"v{j}" for j in range(d)],
+                      options={"id_p": [5, 20, 50]}, published=published)
+    ctx.observed = ~np.isnan(x)
+    ctx.__dict__["masked"] = masked_values(x, labels, published, False)
+    got = evaluate(ctx, ["dld", "id"])
+    xm = ctx.masked
+    assert got["dld"] == oracle.dld(x, xm)
+    assert got["id"] == oracle.interval_disclosure(x, xm, [5, 20, 50])
