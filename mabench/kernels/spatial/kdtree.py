@@ -254,19 +254,6 @@ def kd_delete(T, i):
 
 
 @njit(cache=True)
-def _box_bound(lo, hi, v, c, s, spread):
-    b = 0.0
-    for j in range(c.size):
-        if c[j] < lo[v, j]:
-            t = lo[v, j] - c[j]
-            b += t * t
-        elif c[j] > hi[v, j]:
-            t = c[j] - hi[v, j]
-            b += t * t
-    return s * b + spread
-
-
-@njit(cache=True)
 def _push_children(count, stack, bounds, sp, a, ba, b, bb):
     """Push children ``a`` and ``b`` (with their distance bounds ``ba``, ``bb``) of a visited node onto a
     depth-first query's stack, those with alive records only, the nearer last so that it is popped
@@ -345,7 +332,7 @@ def kd_nearest_to_group(T, members, s, KS):
     sp = 0
     if count[0] > 0:
         stack[0] = 0
-        bounds[0] = _box_bound(lo, hi, np.int64(0), c, s, spread)
+        bounds[0] = s * box_gap(lo, hi, np.int64(0), c) + spread
         sp = 1
     while sp > 0:
         sp -= 1
@@ -392,8 +379,8 @@ def kd_nearest_to_group(T, members, s, KS):
                         thr = root * root * rel
             continue
         b = right[v]
-        ba = _box_bound(lo, hi, a, c, s, spread)
-        bb = _box_bound(lo, hi, b, c, s, spread)
+        ba = s * box_gap(lo, hi, a, c) + spread
+        bb = s * box_gap(lo, hi, b, c) + spread
         sp = _push_children(count, stack, bounds, sp, a, ba, b, bb)
     return best_i
 
