@@ -68,6 +68,7 @@ def iamat_labels(Z, k, recompute_mu):
     while left_n >= k:
         if 4 * left_n < 3 * built:  # rebuild on the remaining records: the boxes shrink with them
             T = K.kd_remaining(Z, labels, K.UNASSIGNED, pos)
+            KS = K.kd_scratch(T)  # sized for this tree's leaves
             built = left_n
         if recompute_mu:
             m = K.centroid(W, ids, free, m, left_n, S.sums, c)  # compacts the buffer now and then

@@ -91,6 +91,29 @@ def test_nearest_to_group_equals_numpy_scan_on_continuous_data(n, d):
     assert _grow_everything(Z, np.arange(n), 3, rng) >= n // 3
 
 
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(65, 500), d=st.integers(1, 12), values=st.integers(1, 5), offset=st.sampled_from([0.0, 1e3, 1e6]),
+       scale=st.sampled_from([1e-7, 1e-3, 1.0]), k=st.integers(2, 6), seed=st.integers(0, 2**32 - 1))
+def test_nearest_to_group_equals_numpy_scan_where_single_precision_cannot_tell_records_apart(
+        n, d, values, offset, scale, k, seed):
+    """Beyond one leaf, with tied and duplicate records far from the origin: the leaves' single-precision
+    filter then rounds the differences between records away and must let every candidate through to
+    the double-precision score (its margin grows with the records' norm)."""
+    rng = np.random.default_rng(seed)
+    Z = offset + scale * rng.integers(0, values, size=(n, d)).astype(np.float64)
+    Z[rng.random(n) < 0.2] += scale * rng.random(d)  # some records off the grid, a few still duplicates
+    _grow_everything(np.ascontiguousarray(Z), np.arange(n), k, rng)
+
+
+@pytest.mark.parametrize("d", [40, 80])
+def test_nearest_to_group_equals_numpy_scan_in_many_dimensions(d):
+    """The thesis's Table 5.4 widths (IAMAT at d = 10 .. 80), where boxes barely prune, with duplicates."""
+    rng = np.random.default_rng(d)
+    Z = rng.standard_normal((400, d))
+    Z[200:260] = Z[:60]
+    assert _grow_everything(Z, np.arange(400), 3, rng) >= 400 // 3
+
+
 def test_a_tree_over_a_subset_answers_only_from_that_subset():
     rng = np.random.default_rng(3)
     Z = rng.standard_normal((500, 4))

@@ -237,6 +237,32 @@ def test_iamat_matches_reference_where_the_tree_is_deep_and_rebuilt(mu):
         assert _same(got, iamat_reference(Z, k, mu))
 
 
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(65, 300), d=st.integers(1, 6), values=st.integers(2, 5), k=st.integers(2, 6),
+       seed=st.integers(0, 2**32 - 1))
+def test_iamat_matches_reference_beyond_one_leaf_with_ties_and_duplicates(n, d, values, k, seed):
+    """More records than a tree leaf holds, on a small grid (ties, duplicates) with some records off it:
+    the growth step's pruning and single-precision leaf filter must leave the partition unchanged."""
+    rng = np.random.default_rng(seed)
+    Z = rng.integers(0, values, size=(n, d)).astype(np.float64)
+    Z[rng.random(n) < 0.3] += rng.random(d)
+    got, _ = _algo_run("iamat", Z, k)
+    assert _same(got, iamat_reference(Z, k))
+
+
+@pytest.mark.slow
+def test_iamat_matches_reference_on_a_default_workflow_cell():
+    """A cell of the default workflow (config/config.yaml, normal_n10k_d10, k = 10), as the runner
+    standardizes it."""
+    from mabench import data
+    from mabench.data.standardize import zscore
+
+    ds = data.load("normal[n=10000,d=10]", 35182065)
+    Z = np.ascontiguousarray(zscore(ds.values, ds.columns))
+    got, _ = _algo_run("iamat", Z, 10)
+    assert _same(got, iamat_reference(Z, 10))
+
+
 def test_iamat_alpha_free_form_equals_literal_exp_product():
     rng = np.random.default_rng(5)
     for n, d, k in ((60, 3, 3), (90, 4, 5), (75, 2, 4)):

@@ -254,19 +254,6 @@ def kd_delete(T, i):
 
 
 @njit(cache=True)
-def _box_bound(lo, hi, v, c, s, spread):
-    b = 0.0
-    for j in range(c.size):
-        if c[j] < lo[v, j]:
-            t = lo[v, j] - c[j]
-            b += t * t
-        elif c[j] > hi[v, j]:
-            t = c[j] - hi[v, j]
-            b += t * t
-    return s * b + spread
-
-
-@njit(cache=True)
 def _push_children(count, stack, bounds, sp, a, ba, b, bb):
     """Push children ``a`` and ``b`` (with their distance bounds ``ba``, ``bb``) of a visited node onto a
     depth-first query's stack, those with alive records only, the nearer last so that it is popped
@@ -301,7 +288,12 @@ def _push_children(count, stack, bounds, sp, a, ba, b, bb):
 @njit(cache=True)
 def kd_nearest_to_group(T, members, s, KS):
     """Alive position of the smallest Σ_t ||P[i] − P[members[t]]||² (t < s; positions), ties to the
-    lowest record id; -1 if nothing is alive. ``KS`` is :func:`kd_scratch`.
+    lowest record id; -1 if nothing is alive. ``KS`` is :func:`kd_scratch` of T.
+
+    A leaf is first read in single precision (its ``PT`` columns, side by side in vector
+    instructions): the distance of each record to the members' centroid c, which can only let
+    through more records than the double-precision test after it (:func:`single_margin`). A record
+    that passes both is scored exactly, as the full pass scores it.
 
     Parameters
     ----------
@@ -314,8 +306,8 @@ def kd_nearest_to_group(T, members, s, KS):
     -------
     int — the tree position, or −1.
     """
-    P, rec, start, end, left, right, lo, hi, count, alive = T.P, T.rec, T.start, T.end, T.left, T.right, T.lo, T.hi, T.count, T.alive
-    c, stack, bounds, _, _ = KS
+    P, rec, start, end, left, right, lo, hi, count, alive, PT = T.P, T.rec, T.start, T.end, T.left, T.right, T.lo, T.hi, T.count, T.alive, T.PT
+    c, stack, bounds, dist, c32 = KS
     d = P.shape[1]
     for j in range(d):
         acc = 0.0
@@ -330,14 +322,17 @@ def kd_nearest_to_group(T, members, s, KS):
     cc = 0.0
     for j in range(d):
         cc += c[j] * c[j]
+        c32[j] = c[j]
     tol = TINY * (spread + s * (1.0 + cc))
+    err, rel, filt = single_margin(T.norm[0], np.sqrt(cc), d)
+    thr = np.inf  # single-precision distances to c above thr cannot win
     best = np.inf
     best_i = -1
     best_r = -1
     sp = 0
     if count[0] > 0:
         stack[0] = 0
-        bounds[0] = _box_bound(lo, hi, np.int64(0), c, s, spread)
+        bounds[0] = s * box_gap(lo, hi, np.int64(0), c) + spread
         sp = 1
     while sp > 0:
         sp -= 1
@@ -346,10 +341,20 @@ def kd_nearest_to_group(T, members, s, KS):
             continue
         a = left[v]
         if a < 0:
-            for i in range(start[v], end[v]):
-                if not alive[i]:
+            s0 = start[v]
+            m = end[v] - s0
+            _leaf_distances(PT, s0, m, d, c32, dist)
+            if thr < np.inf:
+                wins = 0
+                for t in range(m):
+                    wins += dist[t] <= thr
+                if wins == 0:
                     continue
-                if s > 1:  # the centroid form first (d operations); exact score only if it can win
+            for t in range(m):
+                i = s0 + t
+                if not alive[i] or dist[t] > thr:
+                    continue
+                if s > 1:  # the centroid form in double (d operations); exact score only if it can win
                     near = 0.0
                     for j in range(d):
                         u = P[i, j] - c[j]
@@ -357,21 +362,25 @@ def kd_nearest_to_group(T, members, s, KS):
                     if (s * near + spread) * (1.0 - SLACK) - tol > best:
                         continue
                 score = 0.0
-                for t in range(s):
-                    q = members[t]
-                    dist = 0.0
+                for q in range(s):
+                    w = members[q]
+                    dq = 0.0
                     for j in range(d):
-                        u = P[i, j] - P[q, j]
-                        dist += u * u
-                    score += dist
+                        u = P[i, j] - P[w, j]
+                        dq += u * u
+                    score += dq
                 if score < best or (score == best and rec[i] < best_r):
                     best = score
                     best_i = i
                     best_r = rec[i]
+                    if filt:  # a record wins only if s·|x − c|² + spread <= best (with the slack above)
+                        near_max = max(((best + tol) / (1.0 - SLACK) - spread) / s, 0.0) * (1.0 + SLACK)
+                        root = np.sqrt(near_max) + err
+                        thr = root * root * rel
             continue
         b = right[v]
-        ba = _box_bound(lo, hi, a, c, s, spread)
-        bb = _box_bound(lo, hi, b, c, s, spread)
+        ba = s * box_gap(lo, hi, a, c) + spread
+        bb = s * box_gap(lo, hi, b, c) + spread
         sp = _push_children(count, stack, bounds, sp, a, ba, b, bb)
     return best_i
 
@@ -450,6 +459,35 @@ def single_margin(norm, pn, d):
 
 
 @njit(cache=True)
+def _leaf_distances(PT, s0, m, d, p32, dist):
+    """Single-precision squared distances from p32 to the m records of the leaf starting at position
+    s0, into dist[:m] (a grouped record's is NaN), each added in attribute order from 0.0.
+
+    Parameters
+    ----------
+    PT : (n·d,) float32 — :class:`KDTree`'s leaf-by-leaf, column-major copy of the records.
+    s0, m : int — the leaf's first position and its size.
+    d : int — attributes.
+    p32 : (d,) float32 — the point.
+    dist : (≥ m,) float32 — filled.
+
+    Returns
+    -------
+    None.
+    """
+    for t in range(m):
+        dist[t] = 0.0
+    # The column is taken as a view: indexing it by range() needs no negative-index fix-up, so the
+    # loop vectorizes.
+    for j in range(d):
+        pj = p32[j]
+        col = PT[s0 * d + j * m: s0 * d + (j + 1) * m]
+        for t in range(m):
+            u = col[t] - pj
+            dist[t] += u * u
+
+
+@njit(cache=True)
 def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
     """The ``want`` alive positions nearest to the point p, sorted by (squared distance, record id)
     into ``top_d``/``top_i``; returns how many (fewer only when fewer are alive). Position ``skip``
@@ -495,16 +533,7 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
         if a < 0:
             s0 = start[v]
             m = end[v] - s0
-            for t in range(m):
-                dist[t] = 0.0
-            # Each distance is still added in attribute order from 0.0 (the pass's bits). The column is
-            # taken as a view: indexing it by range() needs no negative-index fix-up, so the loop vectorizes.
-            for j in range(d):
-                pj = p32[j]
-                col = PT[s0 * d + j * m: s0 * d + (j + 1) * m]
-                for t in range(m):
-                    u = col[t] - pj
-                    dist[t] += u * u
+            _leaf_distances(PT, s0, m, d, p32, dist)
             if cnt == want:
                 wins = 0
                 for t in range(m):
