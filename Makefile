@@ -64,9 +64,10 @@ record-time:
 	$(BIN)/python -c "import json, pathlib; from mabench.bench import timing; \
 	timing.append(json.loads(pathlib.Path('results/timing.json').read_text()), pathlib.Path('docs/workflow-time.csv'))"
 
-# Two workers (CI has 2 cores), one test file per worker at a time so module fixtures are built once.
+# Two workers (CI has 2 cores), one test file per worker at a time so module fixtures are built once;
+# the files in the order tests/conftest.py gives (those with slow tests first), not xdist's (most tests first).
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=25
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=25
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest -m bench --benchmark-enable tests/benchmarks

@@ -6,6 +6,7 @@ This file puts ``tests/`` on ``sys.path`` (pytest's rootdir conftest), so ``impo
 from __future__ import annotations
 
 import sys
+from collections import Counter
 
 _NUMPY_FIRST = "numpy" in sys.modules  # a plugin loaded it before this file: its BLAS kernel is chosen
 
@@ -18,3 +19,18 @@ import pytest
 def rng():
     """A fixed-seed generator for a test's own data."""
     return np.random.default_rng(0)
+
+
+
+def pytest_collection_modifyitems(config, items):
+    """The order in which `make test` hands whole files to its 2 workers (``--dist loadfile
+    --no-loadscope-reorder``): first the files that hold a ``slow`` test (in collection order), then the
+    others with the most tests first, each file's tests in their own order (a stable sort).
+
+    xdist's own order (most tests first) left the slow files, minutes of work in a handful of tests
+    each, to the end, where one worker ran the last of them while the other sat idle. Started first,
+    they are balanced by the many short files that follow, and the files with one or two short tests
+    fill the gaps at the end."""
+    per_file = Counter(item.path for item in items)
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: (0, 0) if item.path in slow_files else (1, -per_file[item.path]))

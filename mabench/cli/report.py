@@ -37,11 +37,12 @@ def _figures_arguments(s) -> None:
 
 def cmd_figures(args) -> None:
     require_extra("figures", "report")
-    from mabench.report import figures, tables
+    from mabench.report import figures, render, tables
 
     results = tables.read_results(args.results)
-    written = (figures.il_vs_k(results, args.out_dir) + figures.ru_map(results, args.out_dir)
-               + figures.anytime(results, args.out_dir))
+    written = [path for stem, spec in (("il_vs_k", figures.il_vs_k(results)), ("ru_map", figures.ru_map(results)),
+                                       ("anytime", figures.anytime(results)))
+               for path in render.save(spec, args.out_dir, stem)]
     print_json({"figures": [str(p) for p in written]})
 
 

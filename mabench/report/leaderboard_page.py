@@ -6,7 +6,8 @@ The page is the report's first page (``results/report/leaderboard.html``, linked
 ``index.html``) and what ``mabench bench`` writes beside its tables. The user's methods (★, from
 ``MABENCH_HOME``) are drawn in colour with thick lines; the built-in methods in grey, so that an author
 sees at once where their method stands. The risk panel plots the first disclosure-risk metric the run
-computed (DLD, RLD, ID or SI, in that order) against IL; without one, the figure has the IL panel only.
+computed (DLD, RLD, ID or SI, in that order) against IL; without one, the figure has the IL panel only
+(:func:`mabench.report.figures.leaderboard`, drawn by :mod:`mabench.report.render`).
 """
 
 from __future__ import annotations
@@ -15,45 +16,6 @@ import numpy as np
 import pandas as pd
 
 from mabench.report import leaderboard
-
-RISK = ["dld", "rld", "id", "si"]  # the risk axis: the first of these the run computed
-HIGHLIGHT = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"]
-
-
-def risk_metric(board: pd.DataFrame) -> str | None:
-    return next((m for m in RISK if m in board.columns and board[m].notna().any()), None)
-
-
-def figure(part: pd.DataFrame, data: str):
-    """IL versus k and (when the run computed one) risk versus IL for one data set's rows."""
-    from mabench.report.plotting import pyplot
-
-    plt, _ = pyplot()
-    risk = risk_metric(part)
-    fig, axes = plt.subplots(1, 2 if risk else 1, figsize=(9.5 if risk else 5.5, 3.6), squeeze=False)
-    user = sorted(part.loc[part["user"].astype(bool), "algo_id"].unique())
-    colour = {m: HIGHLIGHT[i % len(HIGHLIGHT)] for i, m in enumerate(user)}
-    for method, rows in part.sort_values("k").groupby("algo_id", sort=True):
-        mine = method in colour
-        style = dict(color=colour.get(method, "0.6"), linewidth=2.4 if mine else 0.9, marker="o",
-                     markersize=5 if mine else 3, zorder=3 if mine else 2, label=f"{method} ★" if mine else method)
-        axes[0][0].plot(rows["k"], rows["il"], **style)
-        if risk:
-            axes[0][1].plot(rows["il"], rows[risk], **{**style, "linestyle": "none"})
-            if mine:
-                for x, y, k in zip(rows["il"], rows[risk], rows["k"]):
-                    axes[0][1].annotate(f"k={k}", (x, y), textcoords="offset points", xytext=(4, 3), fontsize=6,
-                                        color=colour[method])
-    axes[0][0].set(xlabel="k", ylabel="IL", title=f"{data}: IL versus k")
-    axes[0][0].set_xticks(sorted(part["k"].unique()))
-    if risk:
-        axes[0][1].set(xlabel="IL", ylabel=risk.upper(), title=f"{data}: {risk.upper()} versus IL")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(6, len(labels)),
-               fontsize=7, frameon=False)
-    fig.tight_layout()
-    return fig
-
 
 def _cell(value, digits: int = 4) -> str:
     return leaderboard._num(value, digits)
@@ -80,7 +42,7 @@ def body(board: pd.DataFrame, esc, figure_html, fig_dir=None) -> str:
     ``figure_html`` are the report's (mabench.report.pages); each figure's PNG is also written to
     ``fig_dir`` when given."""
     from mabench import io
-    from mabench.report.plotting import png_bytes
+    from mabench.report import figures, render
 
     metrics = [m for m in leaderboard.METRICS if m in board.columns]
     mine = sorted(board.loc[board["user"].astype(bool), "algo_id"].unique()) if len(board) else []
@@ -95,7 +57,7 @@ def body(board: pd.DataFrame, esc, figure_html, fig_dir=None) -> str:
         return "".join(out + ["<p>No cells.</p>"])
     for i, (data, part) in enumerate(board.groupby("data", sort=True)):
         out.append(f'<h2 id="d{i}">{esc(data)}</h2>')
-        png = png_bytes(figure(part, data))
+        png = render.png(figures.leaderboard(part, data))
         if fig_dir is not None:
             io.write_bytes(fig_dir / f"leaderboard_{i}.png", png)
         out.append(figure_html(png, f"{data}: IL versus k and disclosure risk versus IL; ★ = your methods",

@@ -1,7 +1,7 @@
 """The reproduction report: one static, self-contained HTML page per seed paper, plus an index.
 
 ``results/report/<source>.html`` shows each of the paper's source tables with verdict colours, the
-figures of :mod:`mabench.report.figures` embedded as base64 PNG, every number that does not hold with its
+figures of :mod:`mabench.report.figures` (drawn by :mod:`mabench.report.render`) embedded as base64 PNG, every number that does not hold with its
 cause and the evidence in numbers, and the provenance of the run (commit, versions, machine, seeds).
 The pages need no network and no script: they open from the file system. The figures are also
 written as PNG files to ``results/report/figures/``.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mabench.report import figures, plotting, published, tables
+from mabench.report import figures, published, render, tables
 from mabench import io
 
 CSS = """
@@ -168,14 +168,14 @@ def _page(title: str, body: str) -> str:
             f"<body>{body}</body></html>\n")
 
 
-def _table_figures(part: pd.DataFrame, results: pd.DataFrame, title: str) -> list[tuple[str, object, str]]:
+def _table_figures(part: pd.DataFrame, results: pd.DataFrame, title: str) -> list[tuple[str, figures.FigureSpec, str]]:
     out = []
-    fig = figures.table_figure(part, results, title)
-    if fig is not None:
-        out.append(("plot", fig, f"{title}: published (hollow) and reproduced (filled)"))
-    fig = figures.table_ru_map(part, title)
-    if fig is not None:
-        out.append(("ru_map", fig, f"{title}: R–U map, one line per method through its k values"))
+    spec = figures.table_figure(part, results, title)
+    if spec is not None:
+        out.append(("plot", spec, f"{title}: published (hollow) and reproduced (filled)"))
+    spec = figures.table_ru_map(part, title)
+    if spec is not None:
+        out.append(("ru_map", spec, f"{title}: R–U map, one line per method through its k values"))
     if len(part) >= HEAT_MIN_ROWS:
         out.append(("delta", figures.delta_heatmap(part, title),
                     f"{title}: Δ per cell, % of the published value (✓ reproduced, ≈ within tolerance, "
@@ -192,14 +192,14 @@ def _source_page(source: str, comp: pd.DataFrame, results: pd.DataFrame, prov: d
             "mabench from <code>registry/published.csv</code>; verdict rules in <code>docs/published.md</code>, "
             "the evidence behind each known cause in <code>docs/findings.md</code>.</p>",
             f'<p class="headline">{_esc(tables.class_summary(comp))}</p>', _counts_html(comp), _classes_html(comp)]
-    png = plotting.png_bytes(figures.verdict_overview(comp))
+    png = render.png(figures.verdict_overview(comp))
     io.write_bytes(fig_dir / f"{source}_verdicts.png", png)
     body.append(_figure_html(png, f"{title}: verdicts per table", f"{source}_verdicts"))
     for table, part in comp.groupby("table", sort=True):
         name = tables.slug(source, table)
         body.append(f'<h2 id="{_esc(name)}">{_esc(table)}</h2>{_counts_html(part)}{_classes_html(part)}')
-        for kind, fig, caption in _table_figures(part, results, f"{source} {table}"):
-            png = plotting.png_bytes(fig)
+        for kind, spec, caption in _table_figures(part, results, f"{source} {table}"):
+            png = render.png(spec)
             io.write_bytes(fig_dir / f"{name}_{kind}.png", png)
             body.append(_figure_html(png, caption, f"{name}_{kind}"))
         body.append(_table_html(part, name))
@@ -227,7 +227,7 @@ def _index_page(compared: pd.DataFrame, prov: dict, fig_dir: Path, frontier_link
              _classes_html(compared)]
     body.append("<ul>" + "".join(f'<li><span class="k-{_esc(c)}">{_esc(c)}</span> {_esc(tables.CLASS_MEANING[c])}</li>'
                                  for c in published.CLASSES) + "</ul>")
-    png = plotting.png_bytes(figures.verdict_overview(compared))
+    png = render.png(figures.verdict_overview(compared))
     io.write_bytes(fig_dir / "verdicts.png", png)
     body.append(_figure_html(png, "Verdicts per source table; the numbers not reproduced split by cause class",
                              "verdicts"))
@@ -320,7 +320,7 @@ def _frontier_page(results: pd.DataFrame, prov: dict, fig_dir: Path) -> str | No
         frame = frontier.table(results)
     except UserError:
         return None
-    png = plotting.png_bytes(figures.frontier(frame))
+    png = render.png(figures.frontier(frame))
     io.write_bytes(fig_dir / "frontier.png", png)
     show = frame[["dataset", "k", "method", "il", "bound", "best", "gap_bound", "gap_best"]].rename(columns={
         "il": "IL", "bound": "lower bound", "best": "best known", "gap_bound": "gap to bound %",

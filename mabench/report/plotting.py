@@ -1,7 +1,7 @@
 """The renderer's primitives: matplotlib set up the same way every time, figures written with fixed
 metadata (byte-identical files from the same results), panel grids, series drawn as published
 (hollow) over reproduced (filled) markers, legends, titles and labels placed where they overlap
-nothing. :mod:`mabench.report.figures` decides what to draw; this module draws it."""
+nothing. :mod:`mabench.report.render` draws each figure kind with them."""
 
 from __future__ import annotations
 
@@ -20,19 +20,49 @@ _PDF_META = {"Creator": None, "Producer": None, "CreationDate": None}
 
 MARKERS = ["o", "s", "D", "^", "v", "P", "X", "<", ">", "p", "h", "*"]
 
+# seaborn's theme ``set_theme(style="whitegrid", context="paper")`` as rcParams, so that drawing needs
+# no seaborn import (it imports scipy.stats: about a third of the CPU of a figures command);
+# tests/report/test_figure_specs.py checks it equals seaborn's.
+_DEEP = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c", "#ccb974",
+         "#64b5cd"]
+THEME = {
+    "axes.axisbelow": True, "axes.edgecolor": ".8", "axes.grid": True, "axes.labelcolor": ".15",
+    "axes.labelsize": 9.600000000000001, "axes.linewidth": 1.0, "axes.titlesize": 9.600000000000001,
+    "font.sans-serif": ["Arial", "DejaVu Sans", "Liberation Sans", "Bitstream Vera Sans", "sans-serif"],
+    "font.size": 9.600000000000001, "grid.color": ".8", "legend.fontsize": 8.8,
+    "legend.title_fontsize": 9.600000000000001, "lines.linewidth": 1.2000000000000002,
+    "lines.markersize": 4.800000000000001, "lines.solid_capstyle": "round", "patch.edgecolor": "w",
+    "patch.force_edgecolor": True, "patch.linewidth": 0.8, "text.color": ".15", "xtick.bottom": False,
+    "xtick.color": ".15", "xtick.labelsize": 8.8, "xtick.major.size": 4.800000000000001, "xtick.major.width": 1.0,
+    "xtick.minor.size": 3.2, "xtick.minor.width": 0.8, "ytick.color": ".15", "ytick.labelsize": 8.8,
+    "ytick.left": False, "ytick.major.size": 4.800000000000001, "ytick.major.width": 1.0, "ytick.minor.size": 3.2,
+    "ytick.minor.width": 0.8,
+}
+
+
 def pyplot():
+    """matplotlib's pyplot on the Agg backend, with the report's theme."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from cycler import cycler
+
+    matplotlib.rcParams.update({**THEME, "axes.prop_cycle": cycler("color", [matplotlib.colors.to_rgb(c)
+                                                                              for c in _DEEP])})
+    return plt
+
+
+def seaborn():
+    """seaborn, imported only by the drawings that need it (the heat map; more than ten colours)."""
     import seaborn as sns
 
-    sns.set_theme(style="whitegrid", context="paper")
-    return plt, sns
+    return sns
+
 
 def save(fig, out_dir, stem: str, formats=("png", "pdf")) -> list[Path]:
     """Write ``fig`` as ``out_dir/stem.{png,pdf}`` atomically; close it."""
-    plt, _ = pyplot()
+    plt = pyplot()
     written = []
     for ext in formats:
         target = Path(out_dir) / f"{stem}.{ext}"
@@ -47,19 +77,11 @@ def png_bytes(fig, dpi: int = 100) -> bytes:
     """The figure as PNG bytes (for embedding); closes it."""
     import io as _io
 
-    plt, _ = pyplot()
+    plt = pyplot()
     buf = _io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, metadata=_PNG_META, bbox_inches="tight")
     plt.close(fig)
     return buf.getvalue()
-
-def placeholder(message: str, out_dir, stem: str):
-    """A small figure that says why there is nothing to draw (written when ``out_dir`` is given)."""
-    plt, _ = pyplot()
-    fig, ax = plt.subplots(figsize=(4, 2))
-    ax.axis("off")
-    ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=8)
-    return save(fig, out_dir, stem) if out_dir is not None else fig
 
 def grid(plt, n_panels: int, n_rows_per: int = 1, width: float = 3.3, height: float = 2.6, max_cols: int = 4):
     cols = max(1, min(max_cols, n_panels))
@@ -122,10 +144,24 @@ def _overlap(a, b) -> float:
     h = min(a[3], b[3]) - max(a[1], b[1])
     return max(0.0, w) * max(0.0, h)
 
+def palette(n: int) -> list:
+    """``n`` colours: tab10 (seaborn's ``color_palette("tab10", n)``), husl beyond ten."""
+    if n > 10:
+        return seaborn().color_palette("husl", n)
+    return _tab10(n)
+
+
+def _tab10(n: int) -> list:
+    from matplotlib import colormaps
+
+    colors = colormaps["tab10"].colors
+    return [tuple(colors[i % len(colors)]) for i in range(n)]
+
+
 def series_styles(labels) -> dict[str, tuple]:
-    _, sns = pyplot()
-    palette = sns.color_palette("tab10", max(10, len(labels)))
+    palette = _tab10(max(10, len(labels)))
     return {lab: (palette[i % len(palette)], MARKERS[i % len(MARKERS)]) for i, lab in enumerate(labels)}
+
 
 def draw_series(ax, frame: pd.DataFrame, styles: dict, xvar: str, ycol_pub="published", ycol_rep="reproduced",
                  with_ci: bool = True) -> None:

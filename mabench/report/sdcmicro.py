@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from mabench import resources
+from mabench.report.figure_spec import FigureSpec
 
 AGREEMENT = "sdcmicro_agreement.csv"
 ORDER = ["mdav", "rmd", "pca", "mcdpca", "pppca", "clustpca", "clustpca-pam", "clustpppca", "clustpppca-pam",
@@ -43,23 +45,16 @@ def _workflow_il(results: pd.DataFrame | None) -> dict:
     return {(a, d, int(k)): float(v) for (a, d, k), v in means.items()}
 
 
-def summary_figure(agreement: pd.DataFrame):
+def summary_figure(agreement: pd.DataFrame) -> FigureSpec:
     """IL of sdcMicro's masked file against mabench's, one point per (data set, method, k)."""
-    from mabench.report.plotting import pyplot
-
-    plt, _ = pyplot()
-    fig, ax = plt.subplots(figsize=(5.5, 5))
     ok = agreement.dropna(subset=["il_mabench", "il_sdcmicro"])
-    for exact, marker, label in ((True, "o", "deterministic on both sides"),
-                                 (False, "x", "random estimator or sample (MCD, CLARA)")):
-        part = ok[ok["deterministic"].astype(str).str.lower() == str(exact).lower()]
-        ax.scatter(part["il_sdcmicro"], part["il_mabench"], marker=marker, s=18, label=label)
-    top = float(max(ok["il_sdcmicro"].max(), ok["il_mabench"].max())) * 1.05 if len(ok) else 1.0
-    ax.plot([0, top], [0, top], color="0.6", lw=0.8)
-    ax.set_xlabel("IL of sdcMicro's masked file (%)")
-    ax.set_ylabel("IL of mabench's masked file (%)")
-    ax.legend(fontsize=7)
-    return fig
+    groups = {True: "deterministic on both sides", False: "random estimator or sample (MCD, CLARA)"}
+    exact = ok["deterministic"].astype(str).str.lower()
+    data = ok.assign(group=np.where(exact == "true", groups[True], np.where(exact == "false", groups[False], "")))
+    return FigureSpec(kind="identity_scatter", data=data[["il_sdcmicro", "il_mabench", "group"]], x="il_sdcmicro",
+                      y="il_mabench", hue="group",
+                      labels={"x": "IL of sdcMicro's masked file (%)", "y": "IL of mabench's masked file (%)"},
+                      extra={"markers": {groups[True]: "o", groups[False]: "x"}})
 
 
 def page_body(results: pd.DataFrame | None, esc, figure_html) -> str:
@@ -77,9 +72,9 @@ def page_body(results: pd.DataFrame | None, esc, figure_html) -> str:
             "original records interchangeable); <i>-pam</i> rows run both sides with <code>clustermethod = pam</code> "
             "(deterministic). Differences and their causes: <code>docs/sdcmicro.md</code>, "
             "<code>docs/algorithms/sdcmicro.md</code>.</p>"]
-    from mabench.report.plotting import png_bytes
+    from mabench.report import render
 
-    body.append(figure_html(png_bytes(summary_figure(agreement)), "IL: sdcMicro vs mabench on the same files",
+    body.append(figure_html(render.png(summary_figure(agreement)), "IL: sdcMicro vs mabench on the same files",
                             "sdcmicro_il"))
     head = ["method", "k", "records equal", "same partition", "IL mabench", "IL sdcMicro", "DLD mabench",
             "DLD sdcMicro", "s mabench", "s sdcMicro", "IL workflow", "note"]

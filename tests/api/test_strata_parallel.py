@@ -70,6 +70,7 @@ def test_cli_refuses_a_bad_spread_in_one_line(stratified, args, needle):
     assert_user_error(run_cli("run", "mdav", str(stratified), "-k", "3", "--strata", "region", *args), needle)
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_an_input_error(stratified):
     pytest.importorskip("distributed")
     assert_user_error(run_cli("run", "mdav", str(stratified), "-k", "3", "--strata", "region", "--executor", "dask",

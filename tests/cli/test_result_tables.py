@@ -117,6 +117,7 @@ def test_best_known_improve_validates_every_argument(tmp_path, capsys, args, nee
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_best_known_improve_adds_a_new_entry(tmp_path, capsys):
     proc = main(capsys, "best-known", "improve", "tarragona", "-k", "7", "--restarts", "1", "--dir", tmp_path)
     assert proc.returncode == 0, proc.stderr

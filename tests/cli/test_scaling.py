@@ -145,6 +145,7 @@ def sizes(tmp_path_factory):
     return str(folder / "small.parquet"), str(folder / "big.parquet")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, params", [("mdav", {"index": "tree"}), ("iamat", {}), ("onedims", {})])
 def test_the_memory_estimate_covers_what_a_run_adds(name, params, sizes):
     """mdav and iamat on the k-d tree (tree_bytes; mdav's own choice at this size); onedims sorts

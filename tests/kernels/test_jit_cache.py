@@ -9,7 +9,10 @@ import os
 import subprocess
 import sys
 
+import pytest
 
+
+@pytest.mark.slow
 def test_cached_kernels_reload_in_new_processes(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache"), "NUMBA_NUM_THREADS": "1"}
     for args in (["cbfs", "eia", "-k", "3"], ["md", "eia", "-k", "3"], ["md", "eia", "-k", "4"],

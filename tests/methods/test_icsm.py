@@ -310,7 +310,7 @@ def test_best_known_record_replaces_only_when_lower(tmp_path):
 
 
 def test_anytime_figure_draws_traces_and_points(tmp_path):
-    from mabench.report import figures
+    from mabench.report import figures, render
 
     trace = json.dumps({"trace": [[0.0, 17.0], [0.01, 15.5], [0.2, 15.0]], "gain": 11.0})
     frame = pd.DataFrame([
@@ -319,7 +319,10 @@ def test_anytime_figure_draws_traces_and_points(tmp_path):
         {"dataset_id": "tarragona", "algorithm": "mdav", "params": "tail=2k", "k": 3, "seed": 0, "il": 16.9,
          "seconds": 0.001, "info": None},
     ])
-    written = figures.anytime(frame, tmp_path)
+    spec = figures.anytime(frame)
+    steps = spec.data[spec.data["shape"] == "trace"]
+    assert list(steps["seconds"]) == [1e-4, 0.01, 0.2, 0.3] and list(steps["il"]) == [17.0, 15.5, 15.0, 15.0]
+    written = render.save(spec, tmp_path, "anytime")
     assert [p.name for p in written] == ["anytime.png", "anytime.pdf"] and all(p.stat().st_size > 0 for p in written)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mabench.report import figure_data, figures, plotting, published
+from mabench.report import figure_data, figures, plotting, published, render
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +45,7 @@ def test_what_a_table_varies_is_detected(registry, table, expected):
 
 
 def test_labels_do_not_overlap():
-    plt, _ = plotting.pyplot()
+    plt = plotting.pyplot()
     fig, ax = plt.subplots(figsize=(3, 3))
     points = [(1.0, 1.0), (1.01, 1.0), (1.0, 1.01), (1.02, 1.02), (2.0, 2.0), (1.99, 2.0)]
     ax.plot(*zip(*points), "o")
@@ -59,7 +59,7 @@ def test_labels_do_not_overlap():
 
 
 def test_identical_labels_at_identical_points_are_written_once():
-    plt, _ = plotting.pyplot()
+    plt = plotting.pyplot()
     fig, ax = plt.subplots()
     ax.plot([1, 2], [1, 2], "o")
     plotting.place_labels(ax, [(1, 1), (1, 1), (2, 2)], ["k=3", "k=3", "k=4"])
@@ -72,10 +72,10 @@ def test_a_new_method_needs_no_plotting_code(registry):
     part = registry[registry["table"] == "Table 1"].copy()
     extra = part[part["row"] == "MDAV"].copy()
     extra["row"], extra["algorithm"], extra["params"] = "NEW-METHOD", "new_method", "alpha=1"
-    fig = figures.table_figure(_compared(pd.concat([part, extra])), None, "test")
+    fig = render.draw(figures.table_figure(_compared(pd.concat([part, extra])), None, "test"))
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "NEW-METHOD → new_method[alpha=1]" in labels
-    plotting.pyplot()[0].close(fig)
+    plotting.pyplot().close(fig)
 
 
 def test_close_methods_get_a_percent_vs_mdav_row(registry):
@@ -84,18 +84,18 @@ def test_close_methods_get_a_percent_vs_mdav_row(registry):
     part = _compared(close)
     results = pd.DataFrame({"algorithm": "mdav", "params": "tail=3k", "dataset": "tarragona", "dataset_params": "",
                             "k": [3, 4, 5, 10], "il": [16.932588, 19.545962, 22.461860, 33.192885]})
-    fig = figures.table_figure(part, results, "")
+    fig = render.draw(figures.table_figure(part, results, ""))
     ylabels = [ax.get_ylabel() for ax in fig.axes if ax.get_visible()]
     assert "% vs MDAV" in ylabels
-    plotting.pyplot()[0].close(fig)
+    plotting.pyplot().close(fig)
 
 
 def test_verdict_overview_counts_every_number(registry):
     comp = _compared(registry)
-    fig = figures.verdict_overview(comp)
+    fig = render.draw(figures.verdict_overview(comp))
     widths = sum(p.get_width() for p in fig.axes[0].patches)
     assert widths == len(comp)
-    plotting.pyplot()[0].close(fig)
+    plotting.pyplot().close(fig)
 
 
 def test_scalability_tables_are_log_log_with_time_ratios(registry):
@@ -105,9 +105,9 @@ def test_scalability_tables_are_log_log_with_time_ratios(registry):
         n = int(figure_data.params_of(r.dataset_params)["n"])
         rows.append({"algorithm": r.algorithm, "params": r.params, "dataset": r.dataset,
                      "dataset_params": r.dataset_params, "k": r.k, "il": r.reproduced, "seconds": (n / 1200) ** 2})
-    fig = figures.table_figure(part, pd.DataFrame(rows), "")
+    fig = render.draw(figures.table_figure(part, pd.DataFrame(rows), ""))
     logs = [ax for ax in fig.axes if ax.get_visible() and ax.get_xscale() == "log" and ax.get_yscale() == "log"]
     assert len(logs) == 4  # IL and time ratio, for uniform and normal
     time_legend = [t.get_text() for ax in logs for leg in [ax.get_legend()] if leg for t in leg.get_texts()]
     assert any("slope 2.00" in t for t in time_legend), time_legend  # time ∝ n² recovered as a slope of 2
-    plotting.pyplot()[0].close(fig)
+    plotting.pyplot().close(fig)

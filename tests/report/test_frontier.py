@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mabench.report import figures, frontier
+from mabench.report import figures, frontier, render
 from mabench.report import best_known_table
 
 
@@ -44,7 +44,7 @@ def test_frontier_files_and_figure(tmp_path):
     assert "| tarragona | 3 |" in text and "Gap to bound" in text
     back = pd.read_csv(paths[1])
     assert np.allclose(back["gap_bound"], frame["gap_bound"])
-    written = figures.frontier(frame, tmp_path)
+    written = render.save(figures.frontier(frame), tmp_path, "frontier")
     assert any(p.suffix == ".png" and p.stat().st_size > 0 for p in written)
 
 

@@ -17,6 +17,8 @@ from support import FIXTURES
 
 REAL = ("tarragona", "census", "eia")
 
+pytestmark = pytest.mark.slow  # the module fixture recomputes ~220 cells
+
 # The numbers that do not hold on the real data, pinned (tests/fixtures/not_reproduced.csv: one row per
 # (source, table, row, k), with the doc that gives the evidence; the causes are in the registry notes).
 # A change that turns a reproduced number into anything else, or "fixes" a known miss, fails here;
