@@ -9,8 +9,6 @@ Per variable j: sort the records by x_j (equal values keep record order, R's ``o
 ``rank(ties.method = "first")``), cut into consecutive groups of k (the last takes the remainder)
 and publish each group's mean of x_j. The result is one partition PER VARIABLE: ``run`` returns an
 (n, d) label matrix, column j the groups of variable j (docs/algorithms/sdcmicro.md#per-variable-partitions).
-
-Scaling: time O(d·n log n) (one sort per variable); memory O(n·d) (one label column per variable).
 """
 
 import numpy as np

@@ -13,6 +13,8 @@ plugin's own ``test_params``):
 
 * the partition is valid (one integer label per record, labels 0..g-1, every group ≥ k) and no group
   is larger than the plugin's declared ``max_group_size``;
+* the plugin's warm-up (its ``warm_up`` hook, else a run on a tiny problem) runs at each data set's
+  shape and at 10⁵ records;
 * the same seed gives the same labels (two runs), and the input array is left unchanged;
 * with ``deterministic=True`` other seeds give the same labels; with ``deterministic=False`` some seed
   changes them (a randomized method that ignores its ``rng`` argument is caught);
@@ -153,6 +155,14 @@ def check_plugin(plugin, ks=DEFAULT_KS, memory: bool = False) -> list[str]:
                     continue
                 where = f"on {case.name} data ({n}x{d}) k={k}{shown}"
                 try:
+                    for size in (n, MEMORY_RECORDS):
+                        algo.warm(size, d, k, own)
+                except UserError:
+                    pass  # refusing the data it cannot handle is allowed (as below)
+                except Exception as exc:  # noqa: BLE001 - one line, as every defect
+                    fail("warm-up", f"the warm-up fails {where}: {_one_line(exc)}")
+                    continue
+                try:
                     first = _run(algo, case.values, k, own, 0)
                 except PluginContractError as exc:  # the engine refuses what the plugin returned or did
                     fail("input" if "input array" in str(exc) else "partition", f"invalid partition {where}: "
@@ -247,9 +257,8 @@ def _check_memory(algo: Algorithm, k: int) -> list[str]:
         f"values = np.random.default_rng(0).standard_normal(({n}, {d}))\n"
         f"testing._run(algo, values[:{4 * k}], {k}, algo.resolve({{}}), 0)\n"  # imports and compiles first
         # ... and the kernels of the size being measured (index=auto takes the k-d tree at 10^5 records)
-        "from mabench.bench.runner import _warm_up\n"
         "from mabench.plugin import split_aggregation\n"
-        f"_warm_up(algo, {k}, {d}, split_aggregation(algo.resolve({{}}), algo.params)[0], {n})\n"
+        f"algo.warm({n}, {d}, {k}, split_aggregation(algo.resolve({{}}), algo.params)[0])\n"
         "before = peak_rss_mb()\n"
         f"testing._run(algo, values, {k}, algo.resolve({{}}), 0)\n"
         "print(json.dumps({'grew_mb': peak_rss_mb() - before}))\n"
