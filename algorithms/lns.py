@@ -87,7 +87,7 @@ ALGORITHM = Algorithm(
         "perturb": Param(20, "at most this many records are perturbed per restart", min=1),
         "budget": Param(0.0, "optional time budget in seconds (0 = stop by restarts only)", min=0.0, max=1e7),
     },
-    deterministic=True,
+    deterministic=False,  # a pass visits the groups in rng order (search.lns_descent): the cell seed shows
     notes="regions hold at most 16 records (the DP is exponential in them); for k ≥ 9 a region is two groups "
           "of at most 22 records together, split exactly by enumeration; time budgets make the stopping point "
           "machine-dependent",

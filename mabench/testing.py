@@ -201,20 +201,31 @@ def check_plugin(plugin, ks=DEFAULT_KS, memory: bool = False) -> list[str]:
         seed_varies = _varies_on_larger_data(algo)
         if not seed_varies:
             fail("seed", f"declares deterministic=False (randomized) but no seed of {len(SEEDS) + 1} changed its "
-                         f"labels on any data, {SEED_RECORDS} records included (does it use the rng argument?)")
+                         f"labels on any data, {SEED_RECORDS} normal and uniform records included (does it use "
+                         "the rng argument?)")
     if memory and not problems:
         problems += _check_memory(algo, max(ks))
     return problems
 
 
+def seed_cases() -> list[Case]:
+    """Larger data on which a randomized method must show its seed: a method may use its rng only
+    beyond a size (CLARA samples 40 + 2·nc records, so below that it is exact), and random starts may
+    all reach the same answer where the data have a clear core (FastMCD's h-subsets on normal data)
+    but not on flat data (uniform: rmd and mcdpca)."""
+    return [Case("normal", np.random.default_rng(20261128).standard_normal((SEED_RECORDS, 3))),
+            Case("uniform", np.random.default_rng(20261128).uniform(size=(SEED_RECORDS, 3)))]
+
+
 def _varies_on_larger_data(algo: Algorithm) -> bool:
-    """Whether some seed changes a randomized method's labels on SEED_RECORDS records: a method may use
-    its rng only beyond a size (CLARA samples 40 + 2·nc records, so below that it is exact)."""
-    values = np.random.default_rng(20261128).standard_normal((SEED_RECORDS, 3))
+    """Whether some seed changes a randomized method's labels on one of :func:`seed_cases`."""
     own = {key: v for key, v in algo.resolve({}).items() if key in algo.params}
     try:
-        first = _run(algo, values, 3, own, 0)
-        return any(not np.array_equal(first, _run(algo, values, 3, own, seed)) for seed in SEEDS)
+        for case in seed_cases():
+            first = _run(algo, case.values, 3, own, 0)
+            if any(not np.array_equal(first, _run(algo, case.values, 3, own, seed)) for seed in SEEDS):
+                return True
+        return False
     except Exception:  # noqa: BLE001 - its failures are reported by the small cases
         return True
 
