@@ -23,12 +23,10 @@ variant: 001_26cfb99743cbb1f3.txt Ch. 4 §4.5, Ch. 5 §5.4; docs/findings.md).
   pass per question (``scan``, O(n²·d)) or a k-d tree (``tree``); the partition is the same.
 
 Ties go to the lowest record index; distances are Euclidean on z-scores.
-
-Scaling: time O(n²·d/k) with index=scan (a pass per group); with the shell order and k-d tree (index=auto at large n, d ≤ 12) measured n^1.4 at d = 10 and n^1.3 at d = 3 (docs/scaling.md); memory O(n·d).
 """
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, tree_bytes
+from mabench.plugin import Algorithm, Param, tree_memory
 
 
 def run(Z, k, params, rng):
@@ -38,18 +36,18 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="cbfs",
     time="O(n²·d/k) with index=scan (a pass per group); with the shell order and k-d tree (index=auto at large n, d ≤ 12) measured n^1.4 at d = 10 and n^1.3 at d = 3 (docs/scaling.md)",
-    memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
+    memory_bytes=tree_memory,
     title="CBFS (centroid-based fixed size; the thesis's 'MDAV' with tail=group)",
     citation="004_d1273daa16c98592.txt §IV (CBFS); 001_26cfb99743cbb1f3.txt Ch. 4 §4.5 and Ch. 5 §5.4 "
     "(the MDAV baseline); docs/algorithms/cbfs.md",
     run=run,
+    warm_up=K.tree_warm_up(run),
     params={
         "tail": Param("nearest", "leftovers: nearest = to nearest groups; group = last k..2k-1 form one group",
                       ("nearest", "group")),
         "centroid": Param("remaining", "centroid of the remaining records, or of the whole data set",
                           ("remaining", "fixed")),
-        "index": Param("auto", K.INDEX_HELP, K.INDEXES),
+        "index": K.index_param(),
     },
     deterministic=True,
 )

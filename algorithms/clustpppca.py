@@ -8,8 +8,6 @@ component, 001_26cfb99743cbb1f3.txt §2.6.3.1-2.6.3.2. Docs: docs/algorithms/sdc
 Cluster the records; order each cluster by the first projection-pursuit robust component of its
 records (a cluster with fewer records than variables: by variable 1); concatenate the clusters in
 order and cut into consecutive groups of k (a group can span two clusters).
-
-Scaling: time O(n·d·nc) for CLARA or k-means (PAM: O(n²·d)), then O(m²·d) per cluster of m records; memory O(n·d) (clustermethod=pam: O(n²), the dissimilarity matrix).
 """
 
 from mabench.kernels.methods.sdcmicro_family import clusterwise, pppca_scores

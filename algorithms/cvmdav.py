@@ -28,8 +28,6 @@ No single reading reproduces more than one published cell (Tarragona k=3);
 the workflow runs a grid of readings and the regenerated tables report the
 best reading per cell and over all cells. Distances are Euclidean (γ scales a
 distance); ties go to the lowest record id.
-
-Scaling: time O(n²·d) (2k nearest and k nearest per candidate, each a pass); memory O(n·d).
 """
 
 import numpy as np
@@ -156,7 +154,6 @@ def _bound(k, params):
 ALGORITHM = Algorithm(
     name="cvmdav",
     time="O(n²·d) (2k nearest and k nearest per candidate, each a pass)",
-    memory="O(n·d)",
     title="CV-MDAV (centroid-based variable-size MDAV; Chettri, Paul & Dutta)",
     citation="002_81f9d5b914b1df78.txt §4 (Algorithm CV-MDAV and its prose), §5 Tables 1–4; "
     "docs/algorithms/ps_cvmdav.md",

@@ -25,8 +25,6 @@ DBA-1 values; the default is the closer one, see docs/algorithms/tfrp_dba.md):
   full recomputation);
   ``density=once``: computed once on all records.
 * ties (equal density, equal distance) go to the lowest record index.
-
-Scaling: time O(n²·d) (k-densities of the remaining records by passes); memory O(n·d).
 """
 
 from mabench import kernels as K
@@ -40,7 +38,6 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="dba1",
     time="O(n²·d) (k-densities of the remaining records by passes)",
-    memory="O(n·d)",
     title="DBA-1 (density-based, first stage)",
     citation="004_d1273daa16c98592.txt §IV (DBA); 002_81f9d5b914b1df78.txt §2 (DBA); docs/algorithms/tfrp_dba.md",
     run=run,

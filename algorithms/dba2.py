@@ -17,8 +17,6 @@ of the whole partition before and after all of the group's moves (centroids
 frozen while the group's records are placed); ``order=reverse`` (default, the
 seed's wording) or ``forward``; ``resplit=false`` skips the final MDAV-1
 re-split (groups then have no size bound).
-
-Scaling: time O(n²·d) (DBA-1, then dissolve-and-reassign O(n·g·d), g = n/k); memory O(n·d).
 """
 
 from mabench import kernels as K
@@ -33,7 +31,6 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="dba2",
     time="O(n²·d) (DBA-1, then dissolve-and-reassign O(n·g·d), g = n/k)",
-    memory="O(n·d)",
     title="DBA-2 (DBA-1 + dissolve-and-reassign + MDAV-1 re-split)",
     citation="004_d1273daa16c98592.txt §IV (DBA); 002_81f9d5b914b1df78.txt §2 (DBA); docs/algorithms/tfrp_dba.md",
     run=run,

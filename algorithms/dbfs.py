@@ -19,8 +19,6 @@ docs/algorithms/tfrp_dba.md. No seed publishes DBFS numbers.
 
 The most distant pair is exact (``kernels.most_distant_pair``); r is the
 lower-indexed record of the pair; ties go to the lowest index.
-
-Scaling: time O(n²·d) and up (MD's most distant pair with upper bounds; naive O(n³·d/k)); memory O(n·d).
 """
 
 import numpy as np
@@ -65,7 +63,6 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="dbfs",
     time="O(n²·d) and up (MD's most distant pair with upper bounds; naive O(n³·d/k))",
-    memory="O(n·d)",
     title="DBFS (diameter-based fixed size)",
     citation="004_d1273daa16c98592.txt §IV (DBFS); docs/algorithms/tfrp_dba.md",
     run=run,

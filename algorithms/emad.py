@@ -38,8 +38,6 @@ i < j, ';'-separated), ``ranking`` (variable:degree, best first), ``subsets`` (e
 tied possibility, ';'-separated), ``il_subsets`` (their IL), ``chosen``; in
 exhaustive mode ``n_subsets``, ``il_min``, ``il_max``, ``il_avg``, ``argmin``,
 ``argmax``.
-
-Scaling: time O(n·d²) tables + one MAT run (O(n²·d/k)) per possibility; memory O(n·d).
 """
 
 from __future__ import annotations
@@ -49,7 +47,7 @@ import itertools
 import numpy as np
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, tree_bytes
+from mabench.plugin import Algorithm, Param, tree_memory
 from mabench.errors import UserError
 
 MATS = ("cbfs_fixed", "cbfs", "mdav")
@@ -228,11 +226,11 @@ def run(Z, k, params, rng, raw=None):
 ALGORITHM = Algorithm(
     name="emad",
     time="O(n·d²) tables + one MAT run (O(n²·d/k)) per possibility",
-    memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
+    memory_bytes=tree_memory,
     title="EMAD (dependence-tree variable selection, then MDAV)",
     citation="001_26cfb99743cbb1f3.txt Ch. 6 §6.2-6.3 (Algorithm 13); docs/algorithms/emad.md",
     run=run,
+    warm_up=K.tree_warm_up(run),
     params={
         "mode": Param("select", "select (Algorithm 13) | exhaustive (all C(d, c) subsets) | given (subset=)",
                       ("select", "exhaustive", "given")),
@@ -242,7 +240,7 @@ ALGORITHM = Algorithm(
         "c": Param(3, "number of variables used by the MAT", min=1, max=10_000),
         "pick": Param("min", "among tied possibilities: min (lowest IL) | first (lowest indices)", ("min", "first")),
         "mat": Param("cbfs_fixed", "the MDAV run on the selected columns: cbfs_fixed | cbfs | mdav", MATS),
-        "index": Param("auto", K.INDEX_HELP, K.INDEXES),
+        "index": K.index_param(),
         "subset": Param("none", "mode=given: 1-based column positions joined with + (e.g. 4+7+10)"),
     },
     deterministic=True,

@@ -14,8 +14,6 @@ The kernel is shared with ``mhm`` (``mabench.kernels.methods.hm``).
 Choices: on equal-cost paths the smallest last group wins (see the kernel).
 Multi-column data are refused: select one column (``tarragona[columns=3]``),
 or use ``mhm`` for the multivariate heuristic.
-
-Scaling: time O(n log n + n·k) (univariate, exact); memory O(n).
 """
 
 import numpy as np

@@ -34,15 +34,13 @@ Choices where the thesis is ambiguous:
 * Data are z-scored (Ch. 5 does not say so; Table 5.1's MDAV column equals
   Table 4.3's, which is z-scored). Distances are squared Euclidean.
 * Ties go to the lowest record index. With k = 1 every record is its own group.
-
-Scaling: time O(n²·d/k) (a pass or k-d tree query per member); memory O(n·d).
 """
 
 import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, tree_bytes
+from mabench.plugin import Algorithm, Param, tree_memory
 
 
 @njit(cache=True)
@@ -107,8 +105,7 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="iamat",
     time="O(n²·d/k) (a pass or k-d tree query per member)",
-    memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
+    memory_bytes=tree_memory,
     title="IAMAT (interactive-associative micro-aggregation)",
     citation="001_26cfb99743cbb1f3.txt Ch. 5 §5.3.2 (Algorithm 12, Eqs. 5.13-5.17); docs/algorithms/omma_iamat.md",
     run=run,

@@ -27,8 +27,6 @@ Choices where the paper is ambiguous (each a parameter):
   with records of their ``neighbours`` nearest groups, so sizes stay valid) of the best
   partition so far, each re-improved; ``budget`` seconds optionally bounds the time
   (``restarts=0`` with a budget = restarts until the budget is spent).
-
-Scaling: time O(n²·d/k) per ComplexHeuristic (records × groups), rounds until no improvement; init's cost; memory O(n²/k) (the n × g table u·ḡ of ComplexHeuristic).
 """
 
 from mabench import discovery
@@ -38,10 +36,7 @@ from mabench.plugin import Algorithm, Param, linear_bytes
 
 def run(Z, k, params, rng):
     labels, _ = discovery.initial_partition(Z, k, params["init"], params["init_params"], rng)
-    tr = search.Trace(search.sst(Z))
-    st = search.State(Z, labels, k, 2 * k - 1)
-    il_init = tr.il(st.sse)
-    tr.add(st.sse)
+    st, tr, il_init = search.begin(Z, labels, k)
     deadline = tr.start + params["budget"] if params["budget"] > 0 else None
     opts = dict(pool_n=params["pool_n"], pool=params["pool"], max_iterations=params["max_iterations"],
                 complex_sources=params["complex_sources"])
@@ -69,11 +64,10 @@ ALGORITHM = Algorithm(
     title="ICSM (MDAV + SimpleHeuristic / Tour2Assignment / ComplexHeuristic local search)",
     citation="003_58f0e37d459aa4df.txt §4.1 (Algorithms 2-4), §4.2 (Algorithm 5), §5.3 (Table 4); docs/algorithms/icsm.md",
     run=run,
-    max_group_size=lambda k, params: discovery.init_bound(k, params),
+    max_group_size=discovery.init_bound,
     check=discovery.check_init,
     params={
-        "init": Param("mdav", "algorithm whose partition is improved (any plugin)"),
-        "init_params": Param("tail=2k", "parameters of init, ';'-separated (default: ICSM's Alg. 1 MDAV)"),
+        **discovery.init_params(note=" (default: ICSM's Alg. 1 MDAV)"),
         "pool_n": Param(100, "SimpleHeuristic pool size p_n", min=1, max=10_000_000),
         "pool": Param("best", "pool keeps the p_n best candidates, or the first p_n found", ("best", "first")),
         "max_iterations": Param(0, "cap on inner + outer rounds (0 = the paper's infinity, capped at max(1000, n))",

@@ -8,8 +8,6 @@ Docs: docs/algorithms/sdcmicro.md.
 Cluster the records into ``nc`` clusters; in each cluster sort the records by the variable with the
 largest value in the cluster's centre (medoid); put cluster 1's records first, then cluster 2's, ...,
 and cut that order into consecutive groups of k (a group can span two clusters, as in sdcMicro).
-
-Scaling: time O(n·d·nc) for CLARA or k-means (PAM: O(n²·d)), then one sort per cluster; memory O(n·d) (clustermethod=pam: O(n²), the dissimilarity matrix).
 """
 
 import numpy as np

@@ -21,26 +21,14 @@ Choices where the thesis is silent:
 
 Speed: the thesis scans the whole group matrix at each merge (O(n³) overall);
 the kernel keeps each row's best partner and gives the same partition.
-
-Scaling: time O(n²) (univariate Ward, a row scan per merge); memory O(n).
 """
 
-from mabench.plugin import Algorithm
-from mabench.kernels.methods.kward import PROJECTION, run_univariate
+from mabench.kernels.methods.kward import univariate
 
-
-def run(Z, k, params, rng, raw=None):
-    return run_univariate(Z, k, params, "kw", diagonal=False, recursive=False, raw=raw)
-
-
-ALGORITHM = Algorithm(
-    name="kw",
+ALGORITHM = univariate(
+    "kw", diagonal=False, recursive=False,
     time="O(n²) (univariate Ward, a row scan per merge)",
     memory="O(n)",
     title="kW (univariate k-Ward; multivariate data through a projection)",
     citation="001_26cfb99743cbb1f3.txt Ch. 3 §3.2-3.3 (Algorithm 2), §3.5.4; docs/algorithms/kward.md",
-    run=run,
-    params={"projection": PROJECTION},
-    deterministic=True,
-    uses_raw=True,
 )

@@ -23,8 +23,6 @@ is G_r, G_s, then the singletons in record order (first pair in row-major
 order wins); if s falls in G_r (all records equidistant from r) the farthest
 remaining record from r replaces it. On one column this gives kW's partition
 (tests/methods/test_kward.py).
-
-Scaling: time O(n²·d) (Ward merges from singletons, best partner per row); memory O(n·d).
 """
 
 import numpy as np
@@ -89,7 +87,6 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="kward",
     time="O(n²·d) (Ward merges from singletons, best partner per row)",
-    memory="O(n·d)",
     title="k-Ward (multivariate, unprojected)",
     citation="004_d1273daa16c98592.txt §IV; 001_26cfb99743cbb1f3.txt §2.6.3 and Ch. 3 Algorithm 2; "
     "docs/algorithms/kward.md",

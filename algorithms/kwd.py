@@ -17,26 +17,14 @@ only (upper triangle); ``projection`` as for ``kw``.
 Speed: candidates live in a heap, so a merge costs O(log n) plus the
 candidates it invalidates, against kW's O(n) per merge here (O(n²) in the
 thesis's implementation): one power of n less, as in the thesis.
-
-Scaling: time O(n log n) (univariate, heap of diagonal candidates); memory O(n).
 """
 
-from mabench.plugin import Algorithm
-from mabench.kernels.methods.kward import PROJECTION, run_univariate
+from mabench.kernels.methods.kward import univariate
 
-
-def run(Z, k, params, rng, raw=None):
-    return run_univariate(Z, k, params, "kwd", diagonal=True, recursive=False, raw=raw)
-
-
-ALGORITHM = Algorithm(
-    name="kwd",
+ALGORITHM = univariate(
+    "kwd", diagonal=True, recursive=False,
     time="O(n log n) (univariate, heap of diagonal candidates)",
     memory="O(n)",
     title="kWD (k-Ward Diagonal)",
     citation="001_26cfb99743cbb1f3.txt Ch. 3 §3.4.1 (Algorithm 3); docs/algorithms/kward.md",
-    run=run,
-    params={"projection": PROJECTION},
-    deterministic=True,
-    uses_raw=True,
 )

@@ -7,29 +7,14 @@ Pseudocode, choices and evidence: docs/algorithms/kward.md.
 Same recursion, threshold, split rule and run-record fields as ``kwr``
 (``theta=`` a number or ``dynamic``; J = 2, equal-count halves); the leaves
 are micro-aggregated by kWD instead of kW.
-
-Scaling: time O(n log n) (recursive halves, kWD on each leaf); memory O(n).
 """
 
-from mabench.plugin import Algorithm, Param
-from mabench.kernels.methods.kward import PROJECTION, run_univariate
+from mabench.kernels.methods.kward import univariate
 
-
-def run(Z, k, params, rng, raw=None):
-    return run_univariate(Z, k, params, "kwdr", diagonal=True, recursive=True, raw=raw)
-
-
-ALGORITHM = Algorithm(
-    name="kwdr",
+ALGORITHM = univariate(
+    "kwdr", diagonal=True, recursive=True,
     time="O(n log n) (recursive halves, kWD on each leaf)",
     memory="O(n)",
     title="kWDR (recursive k-Ward Diagonal, J = 2)",
     citation="001_26cfb99743cbb1f3.txt Ch. 3 §3.4.3; docs/algorithms/kward.md",
-    run=run,
-    params={
-        "projection": PROJECTION,
-        "theta": Param("dynamic", "split threshold: a positive number (fixed) or dynamic"),
-    },
-    deterministic=True,
-    uses_raw=True,
 )

@@ -19,31 +19,14 @@ Choices where the thesis is silent or garbled:
 * a constant set (SST = 0) is a leaf;
 * the run record gets ``splits`` (number of splitting calls) and
   ``structure`` ("(" + children + ")" for a split, "()" for a leaf).
-
-Scaling: time O(n²) worst (kW on the largest leaf of the recursion); memory O(n).
 """
 
-from mabench.plugin import Algorithm, Param
-from mabench.kernels.methods.kward import PROJECTION, run_univariate
+from mabench.kernels.methods.kward import univariate
 
-
-def run(Z, k, params, rng, raw=None):
-    return run_univariate(Z, k, params, "kwr", diagonal=False, recursive=True, raw=raw)
-
-
-PARAMS = {
-    "projection": PROJECTION,
-    "theta": Param("dynamic", "split threshold: a positive number (fixed) or dynamic"),
-}
-
-ALGORITHM = Algorithm(
-    name="kwr",
+ALGORITHM = univariate(
+    "kwr", diagonal=False, recursive=True,
     time="O(n²) worst (kW on the largest leaf of the recursion)",
     memory="O(n)",
     title="kWR (recursive k-Ward, J = 2)",
     citation="001_26cfb99743cbb1f3.txt Ch. 3 §3.4.2 (Algorithm 4); docs/algorithms/kward.md",
-    run=run,
-    params=PARAMS,
-    deterministic=True,
-    uses_raw=True,
 )

@@ -10,8 +10,6 @@ parts follows Castro, Gentile & Spagnolo-Arrizabalaga (PSD 2022: decompose, solv
 then local search); the neighbourhood (nearest groups by centroid) and the DP sub-solver are this
 harness's choices (docs/algorithms/lns.md). Start: ``init=`` any constructive plugin, or
 ``start=`` a partition file (CSV with header ``group``, e.g. a registry/best_known entry).
-
-Scaling: time O(2^r·r) per region of r ≤ 16 records (subset DP; two-group regions of ≤ 22 records: O(2^r)), × regions per sweep, sweeps until no improvement, × restarts; plus init's cost; memory O(n·d) (plus 2^r per region).
 """
 
 import time
@@ -44,10 +42,7 @@ def run(Z, k, params, rng):
     labels = _start(Z, k, params, rng)
     if np.bincount(labels).max() > kmax:
         raise UserError(f"lns needs a start with groups of at most 2k−1 = {kmax} records (use e.g. init_params=tail=2k)")
-    tr = search.Trace(search.sst(Z))
-    st = search.State(Z, labels, k, kmax)
-    il_init = tr.il(st.sse)
-    tr.add(st.sse)
+    st, tr, il_init = search.begin(Z, labels, k)
     scratch = L.scratch(Z.shape[1], min(rmax, L.RMAX))
     deadline = tr.start + params["budget"] if params["budget"] > 0 else None
     changes = search.lns_descent(st, rng, rmax, scratch, tr, deadline) if regions else 0
@@ -81,8 +76,7 @@ ALGORITHM = Algorithm(
     run=run,
     check=discovery.check_init,
     params={
-        "init": Param("mdav", "algorithm whose partition is improved (any constructive plugin)"),
-        "init_params": Param("tail=2k", "parameters of init, ';'-separated"),
+        **discovery.init_params("any constructive plugin"),
         "start": Param("", "optional partition file (CSV, header `group`) to start from instead of init",
                        sized=True),
         "region": Param(0, "records per region (0 = min(16, 4k) for k ≤ 4, min(16, 3k) for k ≤ 8, 22 for "
@@ -93,7 +87,7 @@ ALGORITHM = Algorithm(
         "perturb": Param(20, "at most this many records are perturbed per restart", min=1),
         "budget": Param(0.0, "optional time budget in seconds (0 = stop by restarts only)", min=0.0, max=1e7),
     },
-    deterministic=True,
+    deterministic=False,  # a pass visits the groups in rng order (search.lns_descent): the cell seed shows
     notes="regions hold at most 16 records (the DP is exponential in them); for k ≥ 9 a region is two groups "
           "of at most 22 records together, split exactly by enumeration; time budgets make the stopping point "
           "machine-dependent",

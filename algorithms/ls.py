@@ -8,8 +8,6 @@ the migrations and exchanges of ICSM's SimpleHeuristic (003_58f0e37d459aa4df.txt
 Eqs. 3–6) applied one at a time. Restarts follow ICSM §5.3 (Table 4): perturb up to
 ``perturb`` records of the best partition, descend again, keep the better partition.
 Group sizes stay in [k, 2k−1]. Details: docs/algorithms/icsm.md.
-
-Scaling: time O(n·h·k·d) per sweep (h = neighbours), sweeps until no improvement, × restarts; plus init's cost; memory O(n·d).
 """
 
 from mabench import discovery
@@ -19,10 +17,7 @@ from mabench.plugin import Algorithm, Param
 
 def run(Z, k, params, rng):
     labels, _ = discovery.initial_partition(Z, k, params["init"], params["init_params"], rng)
-    tr = search.Trace(search.sst(Z))
-    st = search.State(Z, labels, k, 2 * k - 1)
-    il_init = tr.il(st.sse)
-    tr.add(st.sse)
+    st, tr, il_init = search.begin(Z, labels, k)
     changes = search.descent(st, params["neighbours"])
     tr.add(st.sse)
     done = 0
@@ -41,15 +36,13 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="ls",
     time="O(n·h·k·d) per sweep (h = neighbours), sweeps until no improvement, × restarts; plus init's cost",
-    memory="O(n·d)",
     title="Move/swap local search with perturbation restarts (baseline improver)",
     citation="003_58f0e37d459aa4df.txt §4.1 (exchange and migration constraints), §5.3 (Table 4 restarts); docs/algorithms/icsm.md",
     run=run,
-    max_group_size=lambda k, params: discovery.init_bound(k, params),
+    max_group_size=discovery.init_bound,
     check=discovery.check_init,
     params={
-        "init": Param("mdav", "algorithm whose partition is improved (any plugin)"),
-        "init_params": Param("tail=2k", "parameters of init, ';'-separated"),
+        **discovery.init_params(),
         "neighbours": Param(8, "moves and swaps go into this many nearest groups (by centroid)", min=1),
         "restarts": Param(0, "random-perturbation restarts; 0 = none", min=0),
         "perturb": Param(20, "at most this many records are perturbed per restart", min=1),

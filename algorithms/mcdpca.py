@@ -8,18 +8,16 @@ Docs: docs/algorithms/sdcmicro.md.
 
 The records are sorted by their score on the first eigenvector of the MCD covariance of the
 ORIGINAL (unscaled) values — princomp reads ``$cov``, not ``$cor`` — and cut into groups of k.
-
-Scaling: time O(n·d²) per FastMCD iteration (subsets and C-steps), then O(n log n); memory O(n·d + d²).
 """
 
 from mabench.kernels.methods.sdcmicro_family import mcdpca_scores, projection
-from mabench.plugin import linear_bytes
+from mabench.plugin import covariance_memory
 
 ALGORITHM = projection(
     "mcdpca", mcdpca_scores,
     time="O(n·d²) per FastMCD iteration (subsets and C-steps), then O(n log n)",
     memory="O(n·d + d²)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d) + 8 * d * d,
+    memory_bytes=covariance_memory,
     title="mcdpca (sdcMicro: sort by the first robust (MCD) principal component, groups of k)",
     deterministic=False,
     notes="MCD: mabench's BLAS-free reweighted FastMCD (mabench/kernels/methods/mcd.py, h = ceil((n+d+1)/2)), random "

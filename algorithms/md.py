@@ -19,8 +19,6 @@ Speed: the naive method is O(n³). The most distant pair comes from
 ``kernels.most_distant_pair`` (each record keeps its farthest remaining
 partners; exhausted lists are upper bounds, recomputed lazily; exact, the
 same result as the naive scan).
-
-Scaling: time O(n²·d) and up (most distant pair kept with upper bounds; naive O(n³·d/k)); memory O(n·d).
 """
 
 import numpy as np
@@ -60,7 +58,6 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="md",
     time="O(n²·d) and up (most distant pair kept with upper bounds; naive O(n³·d/k))",
-    memory="O(n·d)",
     title="MD (maximum distance)",
     citation="004_d1273daa16c98592.txt §IV (MD); docs/algorithms/md.md",
     run=run,

@@ -28,12 +28,10 @@ them is added.
 ``index`` only chooses how the farthest and nearest records are found (kernels/methods/mdav.py): a full
 pass per question (``scan``, O(n²·d)) or a k-d tree with a shell order (``tree``); the partition is
 the same (tests/kernels/test_mdav_tree.py). ``auto`` picks by n and d (docs/scaling.md).
-
-Scaling: time O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree (index=auto at large n, d ≤ 12) measured n^1.5 at d = 10 and n^1.2 at d = 3 (docs/scaling.md); memory O(n·d).
 """
 
 from mabench import kernels
-from mabench.plugin import SCALES, Algorithm, Param, tree_bytes
+from mabench.plugin import Algorithm, Param, raw_scale, scale_param, tree_memory
 
 _TAILS = {"3k": kernels.TAIL_3K, "2k": kernels.TAIL_2K}
 
@@ -45,15 +43,16 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="mdav",
     time="O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree (index=auto at large n, d ≤ 12) measured n^1.5 at d = 10 and n^1.2 at d = 3 (docs/scaling.md)",
-    memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
+    memory_bytes=tree_memory,
     title="MDAV (MDAV-generic; 2k-tail variant by parameter)",
     citation="004_d1273daa16c98592.txt §IV (MDAV); 002_81f9d5b914b1df78.txt §3 (MDAV); "
     "docs/algorithms/mdav.md",
     run=run,
+    warm_up=kernels.tree_warm_up(run),
     params={"tail": Param("3k", "end game: 3k = MDAV-generic, 2k = the papers' wording", ("3k", "2k")),
-            "index": Param("auto", kernels.INDEX_HELP, kernels.INDEXES),
-            "scale": Param("standardized", "decide on z-scores (standardized) or on the original values (raw): "
-                           "the raw-scale baseline of the P-S tables (docs/metrics.md#il_raw)", SCALES)},
+            "index": kernels.index_param(),
+            "scale": scale_param("decide on z-scores (standardized) or on the original values (raw): "
+                                 "the raw-scale baseline of the P-S tables (docs/metrics.md#il_raw)")},
+    raw_input=raw_scale,
     deterministic=True,
 )

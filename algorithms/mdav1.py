@@ -12,12 +12,10 @@ the group with the nearest centroid (centroids frozen before the leftovers
 are added; sequential updating gave identical results on every published
 cell). Ties go to the lowest record index. ``index`` (scan | tree | auto) only chooses how the
 farthest and nearest records are found; the partition is the same (kernels/methods/mdav.py).
-
-Scaling: time O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree (index=auto at large n, d ≤ 12) measured n^1.5 at d = 10 and n^1.2 at d = 3 (docs/scaling.md); memory O(n·d).
 """
 
 from mabench import kernels
-from mabench.plugin import Algorithm, Param, tree_bytes
+from mabench.plugin import Algorithm, tree_memory
 
 
 def run(Z, k, params, rng):
@@ -27,11 +25,11 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="mdav1",
     time="O(n²·d/k) with index=scan (farthest and k nearest by passes); with the k-d tree (index=auto at large n, d ≤ 12) measured n^1.5 at d = 10 and n^1.2 at d = 3 (docs/scaling.md)",
-    memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
+    memory_bytes=tree_memory,
     title="MDAV-1 (Lin et al. 2010)",
     citation="004_d1273daa16c98592.txt §IV (MDAV-1), Tables I–III; docs/algorithms/mdav.md",
     run=run,
-    params={"index": Param("auto", kernels.INDEX_HELP, kernels.INDEXES)},
+    warm_up=kernels.tree_warm_up(run),
+    params={"index": kernels.index_param()},
     deterministic=True,
 )

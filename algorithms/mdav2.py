@@ -16,12 +16,10 @@ for MDAV-2 the forward order reproduces Tarragona k=4 to all 8 published
 decimals (19.01314997) and puts 8 of the 12 cells within 0.01, against 7 and
 no exact cell for ``order=reverse`` (docs/algorithms/tfrp_dba.md). No reading
 tried reproduces all 12.
-
-Scaling: time O(n²·d/k) (MDAV-1, then dissolve-and-reassign O(n·g·d)); memory O(n·d).
 """
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, tree_bytes
+from mabench.plugin import Algorithm, Param, tree_memory
 
 
 def run(Z, k, params, rng):
@@ -32,17 +30,17 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="mdav2",
     time="O(n²·d/k) (MDAV-1, then dissolve-and-reassign O(n·g·d))",
-    memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
+    memory_bytes=tree_memory,
     title="MDAV-2 (MDAV-1 + DBA's dissolve-and-reassign stage)",
     citation="004_d1273daa16c98592.txt §IV (MDAV-2, DBA); 002_81f9d5b914b1df78.txt §2; docs/algorithms/tfrp_dba.md",
     run=run,
+    warm_up=K.tree_warm_up(run),
     max_group_size=lambda k, params: 2 * k - 1 if params["resplit"] else None,
     params={
         "order": Param("forward", "order in which groups are checked: creation order or its reverse (DBA-2's)",
                        ("forward", "reverse")),
         "resplit": Param(True, "re-split groups larger than 2k-1 by MDAV-1 at the end"),
-        "index": Param("auto", K.INDEX_HELP, K.INDEXES),
+        "index": K.index_param(),
     },
     deterministic=True,
 )

@@ -26,15 +26,13 @@ Choices where the sources are silent: Prim starts at record 0 and on equal
 keys takes the lowest index; equal-length edges are visited by increasing
 index of their child end (child = the end Prim added later); the D step's ties
 go to the lowest index (as in ``md``).
-
-Scaling: time O(n²·d) (Prim's MST of the complete graph, keys in O(n)); memory O(n·d).
 """
 
 import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, tree_bytes
+from mabench.plugin import Algorithm, Param, tree_memory
 
 
 @njit(cache=True)
@@ -152,14 +150,14 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="mdst",
     time="O(n²·d) (Prim's MST of the complete graph, keys in O(n))",
-    memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
+    memory_bytes=tree_memory,
     title="M-d (MST partitioning, large trees split by the diameter-based fixed-size method)",
     citation="004_d1273daa16c98592.txt §I and Tables I-II (M-d); 003_58f0e37d459aa4df.txt §2, Table 3; "
     "docs/algorithms/hm_mst.md §3",
     run=run,
+    warm_up=K.tree_warm_up(run),
     params={"split": Param("d", "fixed-size method for trees of >= 2k records: d = diameter-based (M-d), "
                            "c = centroid-based (M-c)", ("d", "c")),
-            "index": Param("auto", "split=c: " + K.INDEX_HELP, K.INDEXES)},
+            "index": K.index_param("split=c: ")},
     deterministic=True,
 )

@@ -30,15 +30,13 @@ published rows (hm_mst.md §2). With ``order=mdav|md|cbfs`` the method's own
 groups are contiguous in the sequence and have k..2k-1 records, so MHM is never
 worse than the method it orders with. Ties: lowest record index; on
 equal-cost paths the smallest last group.
-
-Scaling: time ordering's cost (mdav/cbfs O(n²·d/k), npn O(n²·d), md more) + O(n·k·d) shortest path; memory O(n·d).
 """
 
 import numpy as np
 
 from mabench import kernels as K
 from mabench import discovery
-from mabench.plugin import Algorithm, Param, tree_bytes
+from mabench.plugin import Algorithm, Param, tree_memory
 
 _SEQ = {"creation": K.SEQ_CREATION, "ends": K.SEQ_ENDS, "chain": K.SEQ_CHAIN}
 
@@ -69,19 +67,19 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="mhm",
     time="ordering's cost (mdav/cbfs O(n²·d/k), npn O(n²·d), md more) + O(n·k·d) shortest path",
-    memory="O(n·d)",
-    memory_bytes=lambda n, d, k, p: tree_bytes(n, d),
+    memory_bytes=tree_memory,
     title="MHM (multivariate Hansen-Mukherjee over an NPN / MDAV / MD / CBFS ordering)",
     citation="004_d1273daa16c98592.txt §IV (MHM) and Tables I-III; 003_58f0e37d459aa4df.txt §2, §4, Table 3; "
     "docs/algorithms/hm_mst.md §2",
     run=run,
+    warm_up=K.tree_warm_up(run),
     params={
         "order": Param("npn", "record ordering: npn, mdav (MDAV-generic), md or cbfs", ("npn", "mdav", "md", "cbfs")),
         "start": Param("opposite", "order=npn: first record = farthest from the farthest-from-centroid record "
                        "(opposite) or farthest from the centroid (centroid)", ("opposite", "centroid")),
         "sequence": Param("ends", "order=mdav|md|cbfs: groups as a sequence: pair groups at opposite ends, "
                           "creation order, or chained by nearest centroid", ("ends", "creation", "chain")),
-        "index": Param("auto", "order=mdav|cbfs: " + K.INDEX_HELP, K.INDEXES),
+        "index": K.index_param("order=mdav|cbfs: "),
     },
     deterministic=True,
 )

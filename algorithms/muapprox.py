@@ -35,8 +35,6 @@ Pseudocode and every choice: docs/algorithms/hm_mst.md §4.
 
 Group sizes: k..2k-1 after step 3 (a piece has at most 3k-3 records).
 Ties: lowest record index throughout.
-
-Scaling: time O(n²·d) (k-1 nearest neighbours of every record by passes); memory O(n·d).
 """
 
 import numpy as np
@@ -366,7 +364,6 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="muapprox",
     time="O(n²·d) (k-1 nearest neighbours of every record by passes)",
-    memory="O(n·d)",
     title="μ-Approx (forest of >= k-record trees, decomposed, large trees split)",
     citation="004_d1273daa16c98592.txt §IV (μ-Approx) and Tables I-III; 001_26cfb99743cbb1f3.txt Ch. 2; "
     "003_58f0e37d459aa4df.txt Table 3; docs/algorithms/hm_mst.md §4",

@@ -57,8 +57,6 @@ pairs overwritten in place), never as an n×n matrix. On real data almost all
 pairs qualify (Census 93 %, Tarragona 98 %), so the largest n that fits in
 8 GB is about 63,000 (n²/2 · 4 B); a list above MAX_PAIRS (1.5·10⁹ pairs,
 6 GB) is refused before it is allocated.
-
-Scaling: time O(n²·d) to build the similarity list, O(|L|·d) per learning cycle (|L| ≤ n²/2); memory O(n²) (the int32 pair list: 4 bytes per pair, nearly all n(n−1)/2 pairs qualify on real data).
 """
 
 import numpy as np

@@ -12,8 +12,6 @@ and publish each group's mean of x_j. The result is one partition PER VARIABLE: 
 
 With missing values (``missing=available``) a variable ranks its observed values only and the
 records missing it share one more label, a group that publishes nothing (docs/metrics.md#missing-values).
-
-Scaling: time O(d·n log n) (one sort per variable); memory O(n·d) (one label column per variable).
 """
 
 import numpy as np

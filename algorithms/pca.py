@@ -8,18 +8,16 @@ Docs: docs/algorithms/sdcmicro.md.
 The records are sorted ascending by their score on the first principal component of the
 correlation matrix (eigenvector's first element made non-negative, R's ``princomp(fix_sign =
 TRUE)``; equal scores keep record order) and cut into consecutive groups of k.
-
-Scaling: time O(n·d² + d³ + n log n) (first principal component, one sort); memory O(n·d + d²).
 """
 
 from mabench.kernels.methods.sdcmicro_family import pca_scores, projection
-from mabench.plugin import linear_bytes
+from mabench.plugin import covariance_memory
 
 ALGORITHM = projection(
     "pca", pca_scores,
     time="O(n·d² + d³ + n log n) (first principal component, one sort)",
     memory="O(n·d + d²)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d) + 8 * d * d,
+    memory_bytes=covariance_memory,
     title="pca (sdcMicro: sort by the first principal component, groups of k)",
     deterministic=True,
     notes="PCA of the correlation matrix (scale-free: z-scores or original values give the same order up to "

@@ -9,8 +9,6 @@ Docs: docs/algorithms/sdcmicro.md.
 Candidate directions are the median-centred records scaled to length 1; the direction whose
 projections of all records have the largest MAD is the first robust component. The records are
 sorted by their (median-centred) score on it and cut into groups of k. O(n²·d) (Numba).
-
-Scaling: time O(n²·d) (every median-centred record is a candidate direction, each scored over all records); memory O(n·d).
 """
 
 from mabench.kernels.methods.sdcmicro_family import pppca_scores, projection
@@ -18,7 +16,6 @@ from mabench.kernels.methods.sdcmicro_family import pppca_scores, projection
 ALGORITHM = projection(
     "pppca", pppca_scores,
     time="O(n²·d) (every median-centred record is a candidate direction, each scored over all records)",
-    memory="O(n·d)",
     title="pppca (sdcMicro: sort by the first projection-pursuit robust component, groups of k)",
     source="micro_pppca, prcompRob",
     deterministic=True,

@@ -26,15 +26,13 @@ Choices where the paper is ambiguous (each a parameter):
   among equal largest SF (first and last of a stable ascending sort); l is
   taken after f's group is removed (if f's group absorbed the old l, the next
   largest remaining SF seeds the second group). Distance ties go to the lowest id.
-
-Scaling: time O(n log n + n²·d/k) (one sort, then k nearest of each seed by passes); memory O(n·d).
 """
 
 import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import SCALES, Algorithm, Param
+from mabench.plugin import Algorithm, Param, raw_scale, scale_param
 
 
 @njit(cache=True)
@@ -127,16 +125,16 @@ def run(X, k, params, rng):
 ALGORITHM = Algorithm(
     name="ps",
     time="O(n log n + n²·d/k) (one sort, then k nearest of each seed by passes)",
-    memory="O(n·d)",
     title="P-S (pairwise systematic; Kabir, Wang & Zhang 2010)",
     citation="004_d1273daa16c98592.txt §V.A (Eq. 4), §V.B and Fig. 2; docs/algorithms/ps_cvmdav.md",
     run=run,
     params={
         "fill": Param("greedy", "companions of a seed: greedy = nearest to the growing group centroid "
                       "(least SSE increase); nn = the seed's k-1 nearest", ("greedy", "nn")),
-        "scale": Param("standardized", "decide on z-scores (standardized) or on the original values (raw; "
-                       "the scale of the paper's own P-S cells, score them with il_raw)", SCALES),
+        "scale": scale_param("decide on z-scores (standardized) or on the original values (raw; "
+                             "the scale of the paper's own P-S cells, score them with il_raw)"),
     },
+    raw_input=raw_scale,
     deterministic=True,
     notes="ties: f = lowest id of the smallest SF, l = highest id of the largest SF; distance ties -> lowest id",
 )

@@ -9,12 +9,10 @@ LNCS 5262, pp. 113-126); MCD: Rousseeuw & Van Driessen (1999); MDAV as summarize
 On the z-scores (mean, sample sd): compute every record's squared robust Mahalanobis distance to
 the MCD centre once. Then floor(n/k) - 1 times: the remaining record of largest such distance and
 its k - 1 nearest remaining records (Euclidean) form a group. The rest is the last group.
-
-Scaling: time O(n·d²) for the MCD, then O(n²·d/k) (the seed's k − 1 nearest by passes); memory O(n·d + d²).
 """
 
 from mabench.kernels.methods import sdcmicro as S
-from mabench.plugin import Algorithm, linear_bytes
+from mabench.plugin import Algorithm, covariance_memory
 
 
 def run(Z, k, params, rng, raw=None):
@@ -28,7 +26,7 @@ ALGORITHM = Algorithm(
     name="rmd",
     time="O(n·d²) for the MCD, then O(n²·d/k) (the seed's k − 1 nearest by passes)",
     memory="O(n·d + d²)",
-    memory_bytes=lambda n, d, k, p: linear_bytes(n, d) + 8 * d * d,
+    memory_bytes=covariance_memory,
     title="rmd (sdcMicro's recommended method: robust-Mahalanobis seeds, k nearest, one group per step)",
     citation=f"{S.SDC_DOC} (micro_rmd); 004_d1273daa16c98592.txt §IV (MDAV); {S.CITE_DOC}",
     run=run,

@@ -6,8 +6,6 @@ the fixed-size grouping of a univariate ranking is described in 001_26cfb99743cb
 Docs, the differences to sdcMicro and the comparison: docs/algorithms/sdcmicro.md.
 
 Records 1..k form group 1, k+1..2k group 2, ...; the last group takes the remainder (k..2k-1).
-
-Scaling: time O(n·d) (consecutive records of the file); memory O(n·d).
 """
 
 import numpy as np
@@ -23,7 +21,6 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="simple",
     time="O(n·d) (consecutive records of the file)",
-    memory="O(n·d)",
     title="simple (sdcMicro: groups of k in record order, no sorting)",
     citation=f"{S.SDC_DOC} (micro_simple); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
     run=run,

@@ -7,8 +7,6 @@ R/microaggregation.R ``micro_single``); single-axis ranking by a particular vari
 The records are sorted ascending by variable ``varsort`` (1-based; equal values keep record
 order, as R's stable ``sort(index.return = TRUE)``) and cut into consecutive groups of k, the
 last one taking the remainder.
-
-Scaling: time O(n log n + n·d) (one sort); memory O(n·d).
 """
 
 from mabench.errors import UserError
@@ -27,7 +25,6 @@ def run(Z, k, params, rng, raw=None):
 ALGORITHM = Algorithm(
     name="single",
     time="O(n log n + n·d) (one sort)",
-    memory="O(n·d)",
     title="single (sdcMicro: sort by one variable, groups of k)",
     citation=f"{S.SDC_DOC} (micro_single); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
     run=run,

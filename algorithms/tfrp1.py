@@ -24,8 +24,6 @@ Choices where the sources differ or are silent:
 * Distances are Euclidean on z-scores; ties go to the lowest record index.
 
 Group sizes: k, except that groups receiving leftovers grow by at most k-1.
-
-Scaling: time O(n²·d/k) (farthest from a fixed point and k nearest, by passes); memory O(n·d).
 """
 
 from mabench import kernels as K
@@ -40,7 +38,6 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="tfrp1",
     time="O(n²·d/k) (farthest from a fixed point and k nearest, by passes)",
-    memory="O(n·d)",
     title="TFRP-1 (two fixed reference points, first stage)",
     citation="004_d1273daa16c98592.txt §IV (TFRP); 003_58f0e37d459aa4df.txt §2 (TFRP); docs/algorithms/tfrp_dba.md",
     run=run,

@@ -22,8 +22,6 @@ values; the defaults come closest, see docs/algorithms/tfrp_dba.md):
   ``none`` drops the limit.
 * ``resplit=true`` (default; as in DBA-2): the final MDAV-1 re-split of groups
   larger than 2k-1. With ``resplit=false`` groups can reach the cap.
-
-Scaling: time O(n²·d/k) (TFRP-1, then dissolve-and-reassign O(n·g·d)); memory O(n·d).
 """
 
 from mabench import kernels as K
@@ -46,7 +44,6 @@ def _bound(k, params):
 ALGORITHM = Algorithm(
     name="tfrp2",
     time="O(n²·d/k) (TFRP-1, then dissolve-and-reassign O(n·g·d))",
-    memory="O(n·d)",
     title="TFRP-2 (TFRP-1 + dissolve-and-reassign enhancement)",
     citation="004_d1273daa16c98592.txt §IV, §V (TFRP-2); 003_58f0e37d459aa4df.txt §2; docs/algorithms/tfrp_dba.md",
     run=run,

@@ -27,8 +27,6 @@ Choices (parameters; defaults reproduce Chettri's V-MDAV row):
 
 Group sizes: extension stops at 2k−1, but up to k−1 leftovers can join one
 group, so the method guarantees k ≤ |G| ≤ 3k−2 (declared below), not 2k−1.
-
-Scaling: time O(n²·d) (a pass per extension step, up to k−1 per group); memory O(n·d).
 """
 
 import numpy as np
@@ -110,7 +108,6 @@ def run(Z, k, params, rng):
 ALGORITHM = Algorithm(
     name="vmdav",
     time="O(n²·d) (a pass per extension step, up to k−1 per group)",
-    memory="O(n·d)",
     title="V-MDAV (variable-size MDAV; Solanas & Martínez-Ballesté 2006)",
     citation="002_81f9d5b914b1df78.txt §3 (V-MDAV) and §5 Tables 1–3; 004_d1273daa16c98592.txt §IV; "
     "docs/algorithms/ps_cvmdav.md",

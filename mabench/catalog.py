@@ -39,6 +39,25 @@ def methods() -> list[dict]:
     return out
 
 
+def scaling_table() -> str:
+    """How each method grows, as a Markdown table generated from its declaration (``Algorithm.time``,
+    ``Algorithm.memory``; stated nowhere else): the table of docs/scaling.md.
+
+    Examples
+    --------
+    >>> from mabench.catalog import scaling_table
+    >>> scaling_table().splitlines()[0]
+    '| method | time | memory |'
+    """
+    from mabench import discovery
+
+    def cell(text: str) -> str:
+        return (text or "not declared").replace("|", "\\|")
+
+    rows = [f"| `{name}` | {cell(algo.time)} | {cell(algo.memory)} |" for name, algo in sorted(discovery.algorithms().items())]
+    return "\n".join(["| method | time | memory |", "|---|---|---|", *rows])
+
+
 def datasets() -> list[dict]:
     """Every data set :func:`load` knows: the fetched catalog and the generators.
 

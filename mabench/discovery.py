@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from mabench.errors import UserError
-from mabench.plugin import Algorithm, Generator, parse_params, split_output
+from mabench.plugin import Algorithm, Generator, Param, parse_params, split_output
 
 _NAMESPACE = "mabench_user_plugins"
 _BUILTIN = {"algorithms": "mabench.algorithms", "datasets": "mabench.generators"}
@@ -189,6 +189,15 @@ def _resolve_init(init: str, init_params: str):
         raise UserError(f"init={init} with init_params={init_params!r}: {exc}; init_params defaults to MDAV's "
                         f"tail=2k, so with another init give its own parameters (e.g. init_params= for its "
                         f"defaults)") from None
+
+
+def init_params(what: str = "any plugin", note: str = "") -> dict:
+    """The ``init`` and ``init_params`` parameters of a search that improves another plugin's partition
+    (declared with ``check=check_init``, and ``max_group_size=init_bound`` where the search keeps the
+    init's bound): MDAV with the 2k tail by default (ICSM's Alg. 1). ``what`` says which plugins may
+    start it, ``note`` adds to the help of init_params."""
+    return {"init": Param("mdav", f"algorithm whose partition is improved ({what})"),
+            "init_params": Param("tail=2k", "parameters of init, ';'-separated" + note)}
 
 
 def check_init(params: dict) -> None:

@@ -43,6 +43,10 @@ class Param:
     above: bool = False
     sized: bool = False  # the value is about the data (e.g. a partition file of n labels): the warm-up's
     #                      tiny problem runs with the default instead
+    neutral: bool = False  # the choices change how the partition is computed, never the partition (e.g. a
+    #                        search index): left out of the run record's parameters; `mabench warmup` warms each
+    hidden_default: bool = False  # the default is left out of the run record's parameters (a parameter added
+    #                               after results were recorded under keys without it)
 
     def parse(self, owner: str, name: str, raw: Any) -> Any:
         kind = type(self.default)
@@ -199,6 +203,18 @@ def call_run(algo, z, k: int, params: dict, rng, raw=None):
                         "a plugin returns its partition, or raises an exception") from None
 
 
+def tiny_problem(k: int, d: int) -> np.ndarray:
+    """(3k+1, d) standard normal values, the same every time: what a warm-up runs on."""
+    return np.ascontiguousarray(np.random.default_rng(0).standard_normal((3 * k + 1, d)))
+
+
+def tiny_run(algo, d: int, k: int, params: dict) -> None:
+    """The default warm-up: ``algo.run`` on a tiny problem of the same types (d columns), which compiles
+    the kernels a run of any size takes."""
+    tiny = tiny_problem(k, d)
+    call_run(algo, tiny, k, params, np.random.default_rng(0), raw=tiny)
+
+
 def split_output(out, who: str = "algorithm") -> tuple[np.ndarray, dict]:
     """An algorithm's ``run`` returns labels, or (labels, info) where info holds extra record fields
     (e.g. a recursion structure, a convergence cycle, an anytime trace): JSON-serializable values.
@@ -248,13 +264,24 @@ def integer_labels(raw, who: str) -> np.ndarray:
 
 
 # run(Z, k, params, rng) -> labels, or (labels, extra): extra is a dict of JSON-serializable fields
-# added to the run record (split_output). Z is the standardized (n, d) float64 C-contiguous data.
-# With scale=raw (the algorithm declares a `scale` param) Z holds the original values instead.
+# added to the run record (split_output). Z is the standardized (n, d) float64 C-contiguous data;
+# the original values instead when the plugin's raw_input says so (e.g. scale=raw).
 RunFn = Callable[[np.ndarray, int, dict, np.random.Generator], np.ndarray]
 
 
-# Choices of the generic `scale` parameter (see mabench.bench.runner.algorithm_input).
+# Choices of the generic `scale` parameter: decide on z-scores or on the original values.
 SCALES = ("standardized", "raw")
+
+
+def scale_param(doc: str) -> Param:
+    """The generic ``scale`` parameter (declare it with ``raw_input=raw_scale``); its default stays out of
+    the run record's parameters."""
+    return Param("standardized", doc, SCALES, hidden_default=True)
+
+
+def raw_scale(params: dict) -> bool:
+    """``raw_input`` of a method with the ``scale`` parameter: the original values with scale=raw."""
+    return params.get("scale") == "raw"
 
 # Parameters every algorithm takes: how groups publish their values and where the partition is made
 # (sdcMicro's measure, weights and strata_variables; docs/metrics.md#aggregation-measures). The engine
@@ -292,6 +319,16 @@ def linear_memory(n: int, d: int, k: int, params: dict) -> int:
     return linear_bytes(n, d)
 
 
+def tree_memory(n: int, d: int, k: int, params: dict) -> int:
+    """The memory estimate of a method that may take the k-d tree path (:func:`tree_bytes`)."""
+    return tree_bytes(n, d)
+
+
+def covariance_memory(n: int, d: int, k: int, params: dict) -> int:
+    """The memory estimate of an O(n·d) run that also holds a d x d matrix (a covariance, its eigenvectors)."""
+    return linear_bytes(n, d) + 8 * d * d
+
+
 @dataclass(frozen=True)
 class Algorithm:
     name: str
@@ -307,10 +344,12 @@ class Algorithm:
     # caller has only z-scores, e.g. metric re-runs): for scale-dependent steps (EMAD's bin width)
     # and for univariate methods whose tie order must not depend on z-score rounding.
     uses_raw: bool = False
-    # How the method scales (n records, d columns, k, g = n/k groups), as stated in its docstring and
-    # shown by `mabench list algorithms --long`; e.g. time="O(n²·d/k)", memory="O(n·d)".
+    # How the method scales (n records, d columns, k, g = n/k groups), stated here only (no docstring
+    # repeats it; `mabench list algorithms --long` and docs/scaling.md show it), e.g. time="O(n²·d/k)".
+    # memory: default O(n·d), the growth of the default estimate (memory_bytes=linear_memory, and
+    # tree_memory); declare it with any other estimate.
     time: str = ""
-    memory: str = ""
+    memory: str = "O(n·d)"
     # Estimated peak bytes of one run (the data included); default an O(n·d) run (linear_bytes). A run
     # whose estimate exceeds the machine is refused up front (mabench.memory).
     memory_bytes: Callable[[int, int, int, dict], int] | None = linear_memory
@@ -324,6 +363,39 @@ class Algorithm:
     # Parameter sets `mabench check` (mabench.testing) runs besides the defaults, e.g. ({"index": "tree"},):
     # small and fast, one per code path worth checking.
     test_params: tuple = ()
+    # warm_up(n, d, k, params): compile (or load from Numba's cache) what a run on n x d records at k with
+    # these parameters will use, without touching n x d data, so that a cell's time never includes
+    # compiling. None: run() on a tiny problem of d columns (tiny_run). Methods whose kernels depend on
+    # the size declare one (e.g. kernels.tree_warm_up: index=auto picks its kernel by n and d).
+    warm_up: Callable[[int, int, int, dict], None] | None = None
+    # raw_input(params) -> True when run() with these parameters decides on the original values instead
+    # of the z-scores (e.g. raw_scale for scale=raw). None: always the z-scores.
+    raw_input: Callable[[dict], bool] | None = None
+
+    def warm(self, n: int, d: int, k: int, params: dict) -> None:
+        """The warm-up of a run on n x d at k: the plugin's ``warm_up``, else :func:`tiny_run`. A data-sized
+        parameter (``Param.sized``) takes its default: the warm-up never sees the data."""
+        params = {name: self.params[name].default if name in self.params and self.params[name].sized else value
+                  for name, value in params.items()}
+        if self.warm_up is None:
+            tiny_run(self, d, k, params)
+        else:
+            self.warm_up(n, d, k, params)
+
+    def decides_on_raw(self, params: dict) -> bool:
+        """Whether run() with these parameters gets the original values instead of the z-scores."""
+        return self.raw_input is not None and bool(self.raw_input(params))
+
+    def record_params(self, resolved: dict) -> str:
+        """The run record's canonical parameter string: neutral parameters never, parameters with
+        ``hidden_default`` and the aggregation parameters only when not at their defaults, so that
+        existing result keys stay stable."""
+        def hidden(name, value):
+            p = self.params.get(name)
+            if p is not None and (p.neutral or (p.hidden_default and value == p.default)):
+                return True
+            return name in AGGREGATION and value == AGGREGATION[name].default
+        return format_params({k: v for k, v in resolved.items() if not hidden(k, v)})
 
     def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
         """The plugin's parameters, plus the aggregation parameters (AGGREGATION) that were given."""

@@ -17,9 +17,8 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 PLUGIN = '''"""{name} — one line saying what the method does.
 
 Cite the source it implements (file or paper + section) and state every choice made where the source
-is silent (tie rule, end game); docs/method-authors.md.
-
-Scaling: time O(n log n + n·d); memory O(n·d).
+is silent (tie rule, end game); docs/method-authors.md. How it scales is declared once, in ALGORITHM
+(time=, memory=), not here.
 """
 
 import numpy as np

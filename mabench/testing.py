@@ -13,6 +13,8 @@ plugin's own ``test_params``):
 
 * the partition is valid (one integer label per record, labels 0..g-1, every group ≥ k) and no group
   is larger than the plugin's declared ``max_group_size``;
+* the plugin's warm-up (its ``warm_up`` hook, else a run on a tiny problem) runs at each data set's
+  shape and at 10⁵ records;
 * the same seed gives the same labels (two runs), and the input array is left unchanged;
 * with ``deterministic=True`` other seeds give the same labels; with ``deterministic=False`` some seed
   changes them (a randomized method that ignores its ``rng`` argument is caught);
@@ -153,6 +155,14 @@ def check_plugin(plugin, ks=DEFAULT_KS, memory: bool = False) -> list[str]:
                     continue
                 where = f"on {case.name} data ({n}x{d}) k={k}{shown}"
                 try:
+                    for size in (n, MEMORY_RECORDS):
+                        algo.warm(size, d, k, own)
+                except UserError:
+                    pass  # refusing the data it cannot handle is allowed (as below)
+                except Exception as exc:  # noqa: BLE001 - one line, as every defect
+                    fail("warm-up", f"the warm-up fails {where}: {_one_line(exc)}")
+                    continue
+                try:
                     first = _run(algo, case.values, k, own, 0)
                 except PluginContractError as exc:  # the engine refuses what the plugin returned or did
                     fail("input" if "input array" in str(exc) else "partition", f"invalid partition {where}: "
@@ -191,20 +201,31 @@ def check_plugin(plugin, ks=DEFAULT_KS, memory: bool = False) -> list[str]:
         seed_varies = _varies_on_larger_data(algo)
         if not seed_varies:
             fail("seed", f"declares deterministic=False (randomized) but no seed of {len(SEEDS) + 1} changed its "
-                         f"labels on any data, {SEED_RECORDS} records included (does it use the rng argument?)")
+                         f"labels on any data, {SEED_RECORDS} normal and uniform records included (does it use "
+                         "the rng argument?)")
     if memory and not problems:
         problems += _check_memory(algo, max(ks))
     return problems
 
 
+def seed_cases() -> list[Case]:
+    """Larger data on which a randomized method must show its seed: a method may use its rng only
+    beyond a size (CLARA samples 40 + 2·nc records, so below that it is exact), and random starts may
+    all reach the same answer where the data have a clear core (FastMCD's h-subsets on normal data)
+    but not on flat data (uniform: rmd and mcdpca)."""
+    return [Case("normal", np.random.default_rng(20261128).standard_normal((SEED_RECORDS, 3))),
+            Case("uniform", np.random.default_rng(20261128).uniform(size=(SEED_RECORDS, 3)))]
+
+
 def _varies_on_larger_data(algo: Algorithm) -> bool:
-    """Whether some seed changes a randomized method's labels on SEED_RECORDS records: a method may use
-    its rng only beyond a size (CLARA samples 40 + 2·nc records, so below that it is exact)."""
-    values = np.random.default_rng(20261128).standard_normal((SEED_RECORDS, 3))
+    """Whether some seed changes a randomized method's labels on one of :func:`seed_cases`."""
     own = {key: v for key, v in algo.resolve({}).items() if key in algo.params}
     try:
-        first = _run(algo, values, 3, own, 0)
-        return any(not np.array_equal(first, _run(algo, values, 3, own, seed)) for seed in SEEDS)
+        for case in seed_cases():
+            first = _run(algo, case.values, 3, own, 0)
+            if any(not np.array_equal(first, _run(algo, case.values, 3, own, seed)) for seed in SEEDS):
+                return True
+        return False
     except Exception:  # noqa: BLE001 - its failures are reported by the small cases
         return True
 
@@ -247,9 +268,8 @@ def _check_memory(algo: Algorithm, k: int) -> list[str]:
         f"values = np.random.default_rng(0).standard_normal(({n}, {d}))\n"
         f"testing._run(algo, values[:{4 * k}], {k}, algo.resolve({{}}), 0)\n"  # imports and compiles first
         # ... and the kernels of the size being measured (index=auto takes the k-d tree at 10^5 records)
-        "from mabench.bench.runner import _warm_up\n"
         "from mabench.plugin import split_aggregation\n"
-        f"_warm_up(algo, {k}, {d}, split_aggregation(algo.resolve({{}}), algo.params)[0], {n})\n"
+        f"algo.warm({n}, {d}, {k}, split_aggregation(algo.resolve({{}}), algo.params)[0])\n"
         "before = peak_rss_mb()\n"
         f"testing._run(algo, values, {k}, algo.resolve({{}}), 0)\n"
         "print(json.dumps({'grew_mb': peak_rss_mb() - before}))\n"

@@ -7,8 +7,9 @@ happen before the clock starts; ``seconds`` is the algorithm's own time. The
 partition is validated against the algorithm's declared bounds before any
 metric is computed.
 
-An algorithm that declares a ``scale`` parameter (``standardized`` | ``raw``) gets
-the original values instead of the z-scores when run with ``scale=raw``.
+An algorithm whose ``raw_input`` says so (e.g. ``scale=raw``) gets the original values instead of
+the z-scores. What is compiled before the clock starts is the plugin's business (``warm_up``,
+mabench.plugin.Algorithm): the runner names no method.
 
 Every algorithm also takes the aggregation parameters (``mabench.plugin.AGGREGATION``): ``measure``
 and ``trim`` (what a group publishes), ``sampling_weights`` (a column of weights) and ``strata``
@@ -78,21 +79,6 @@ class CellResult:
     def masked(self) -> np.ndarray:
         """(n, d) published values of the variables, original units (computed on first use)."""
         return self.context.masked
-
-
-def _is_default(name, value) -> bool:
-    if name == "scale":
-        return value == "standardized"
-    if name == "index":  # how the MDAV family and CBFS search never changes the partition (tests/kernels/test_mdav_tree.py)
-        return True
-    return name in AGGREGATION and value == AGGREGATION[name].default
-
-
-def shown_params(resolved: dict) -> str:
-    """The record's canonical parameter string: the generic ``scale`` parameter appears only when
-    it is ``raw`` (standardized is every method's default), the aggregation parameters only when
-    they are not their defaults, and ``index`` never, so existing result keys stay stable."""
-    return format_params({k: v for k, v in resolved.items() if not _is_default(k, v)})
 
 
 @dataclass
@@ -186,27 +172,11 @@ def layout_for(ds, agg: dict, extra: dict | None = None):
 
 
 def algorithm_input(algo, resolved: dict, values: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """The data an algorithm decides on: z-scores, or the original values if it declares
-    a ``scale`` parameter and was given ``scale=raw`` (docs/metrics.md#il_raw)."""
-    if "scale" in algo.params and resolved.get("scale") == "raw":
+    """The data an algorithm decides on: z-scores, or the original values where its ``raw_input``
+    says so (scale=raw: docs/metrics.md#il_raw)."""
+    if algo.decides_on_raw(resolved):
         return np.ascontiguousarray(values, dtype=np.float64)
     return z
-
-
-def _warm_up(algo, k: int, d: int, params: dict, n: int = 0) -> None:
-    """Compile the algorithm's kernels on a tiny problem of the same types, so that a cell's time
-    never includes compiling. A method whose ``index=auto`` picks its kernel by size warms up the
-    kernel the real n × d will use (a tiny problem alone would pick the pass kernel), and the tree
-    kernels' one- or two-thread specialization that n will run."""
-    from mabench.kernels.spatial.treegroups import sized_as, use_tree
-
-    params = {name: algo.params[name].default if name in algo.params and algo.params[name].sized else value
-              for name, value in params.items()}
-    if params.get("index") == "auto":
-        params = {**params, "index": "tree" if use_tree("auto", n, d) else "scan"}
-    tiny = np.ascontiguousarray(np.random.default_rng(0).standard_normal((3 * k + 1, d)))
-    with sized_as(max(n, tiny.shape[0]), d):  # the tree kernels' one- or two-thread specialization, as for n
-        call_run(algo, tiny, k, params, np.random.default_rng(0), raw=tiny)
 
 
 def peak_rss_mb() -> float:
@@ -281,11 +251,9 @@ def compile_kernels(algorithm: str, dataset: str, ks: Iterable[int], seed: int =
     ds, _ = layout_for((load or data.load)(dataset, check_seed(seed), aside=tuple(strata), **kw), agg, None)
     n, d = ds.values.shape
     k = min(partition.check_k(k) for k in ks)
-    from mabench.kernels.spatial.treegroups import use_tree
-
-    key = (algo.name, format_params(own), k, d, use_tree("auto", n, d))
+    key = (algo.name, format_params(own), k, n, d)
     if warmed is None or key not in warmed:
-        _warm_up(algo, k, d, own, n)
+        algo.warm(n, d, k, own)
         if warmed is not None:
             warmed.add(key)
     warm_metrics(list(metrics), n, d, k, {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})})
@@ -331,7 +299,7 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
             missing.available_partition(algo, own, np.arange(tiny * d, dtype=np.float64).reshape(tiny, d),
                                         np.ones((tiny, d), dtype=bool), min(ks))
         else:
-            _warm_up(algo, min(ks), d, own, n)
+            algo.warm(n, d, min(ks), own)
         warm_metrics(list(metrics), n, d, min(ks), options)
         if layout.observed is not None and "dld" in metrics:
             from mabench.metrics.available import warm_dld
@@ -355,7 +323,7 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
         if layout.observed is not None:
             return missing.available_partition(algo, own, x_in, layout.observed, k, raw, who), {}
         return split_output(call_run(algo, x_in, k, own, rng_for(seed, f"algorithm:{algo.name}"), raw=raw), who)
-    raw_scale = "scale" in algo.params and own.get("scale") == "raw"
+    raw_scale = algo.decides_on_raw(own)
     rows_of = [np.flatnonzero(layout.strata == s) for s in range(len(layout.stratum_names))]
     # the strata a method runs on (the others are one group, or take the missing-values kernel)
     tasks = [(algo.name, own, np.ascontiguousarray(x_in[rows]) if raw_scale else zscore_within(x_in[rows]),
@@ -454,7 +422,7 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
         progress.end()
     metric_seconds, metric_cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     record = RunRecord(
-        algo.name, shown_params(resolved), ds.name, format_params(ds.params), int(k), int(seed), int(n), int(d),
+        algo.name, algo.record_params(resolved), ds.name, format_params(ds.params), int(k), int(seed), int(n), int(d),
         # Per-variable: the largest number of groups of any variable, sizes over all variables.
         n_groups=int(max(c.size for c in column_sizes)) if per_variable else int(sizes.size),
         min_group=int(sizes.min()), max_group=int(sizes.max()), metrics=values,

@@ -13,36 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from mabench.errors import UserError
-from mabench.metrics.context import (GROUPS, REGISTRY, EvalContext, Metric, column_means, metric,
-                                     per_variable_context)
+from mabench.metrics.context import (GROUPS, OPTIONS, REGISTRY, EvalContext, Metric, column_means, metric,
+                                     option, per_variable_context)
 
-__all__ = ["REGISTRY", "GROUPS", "EvalContext", "Metric", "column_means", "metric", "per_variable_context", "OPTIONS",
+__all__ = ["REGISTRY", "GROUPS", "EvalContext", "Metric", "column_means", "metric", "per_variable_context", "OPTIONS", "option",
            "warm", "applicable", "parse_names", "check_options", "evaluate", "listing"]
-
-
-# Every option a metric reads, with a one-line description (docs/metrics.md has the details).
-# Options not listed here are rejected, so a misspelt --option never passes silently.
-OPTIONS: dict[str, str] = {
-    "key_variables": "key variables for rld: column names and/or 1-based positions, or 'all'",
-    "key_variables_rule": "rule choosing key variables when none are listed (fewest_repeats)",
-    "n_key_variables": "how many key variables the rule picks",
-    "id_p": "interval-disclosure window sizes P, in percent of n",
-    "linkage_ties": "tie rule of dld/rld nearest neighbours (index | inclusive)",
-    "linkage_search": "how dld finds nearest originals (auto | tree | scan; same answer, tree is sub-quadratic)",
-    "dld_scale": "standardization of the masked file for dld (original | own)",
-    "rld_scale": "standardization of the masked file for rld (own | original)",
-    "rld_mode": "rld reading: literal (one masked file) | rerun (re-run the method per key subset)",
-    "rld_sizes": "which subset sizes C of the key variables rld averages over",
-    "si_x": "weight x of G_IL in SI = x*G_IL + (1-x)*G_DR",
-    "sdid_p": "interval half-width factor p of sdcMicro's SDID (x' ± p*sd)",
-    "rmd_k": "interval factor k of sdcMicro's dRiskRMD (x ± k*rmd), default 0.01",
-    "rmd_k2": "nearest-other-record distance k2 of sdcMicro's dRiskRMD, default 0.05",
-    "rmd_seed": "seed of the MCD's random starts in rmd_* and robeigen, default 0",
-    "rl_distance": "distance of rl_rate: gower (sdcMicro's default) | euclidean | manhattan",
-    "rl_variables": "variables rl_rate links on: column names and/or 1-based positions (default all)",
-    "rl_weights": "one non-negative weight per rl_variables entry (default all 1)",
-    "rl_ids": "record ids of rl_rate's pairs: a list of n ids (default 1..n; a pair is correct iff ids equal)",
-}
 
 
 def listing() -> list[str]:
@@ -169,7 +144,10 @@ from mabench.metrics import sdcmicro_utility  # noqa: E402,F401  (registers eige
 from mabench.metrics import summary_micro  # noqa: E402,F401  (registers summary_micro_* and the group summary_micro)
 from mabench.metrics import record_linkage  # noqa: E402,F401  (registers rl_rate)
 
-# Every option a metric declares is one of OPTIONS (so `mabench list metrics` can describe it).
+# Every option a metric names is declared (so `mabench list metrics` can describe it), and every
+# declared option is read by some metric.
 for _m in REGISTRY.values():
     if set(_m.options) - set(OPTIONS):
         raise RuntimeError(f"metric {_m.name!r} reads undeclared options {sorted(set(_m.options) - set(OPTIONS))}")
+if set(OPTIONS) - {_o for _m in REGISTRY.values() for _o in _m.options}:
+    raise RuntimeError(f"metric options no metric reads: {sorted(set(OPTIONS) - {_o for _m in REGISTRY.values() for _o in _m.options})}")

@@ -111,16 +111,34 @@ class Metric:
     # Computed only when named (never in "every metric that applies"): sdcMicro's measures, some of
     # them quadratic or cubic in n (dRiskRMD's distances, recordLinkage's assignment).
     opt_in: bool = False
-    options: tuple[str, ...] = ()  # the options it reads (`mabench list metrics`; all in metrics.OPTIONS)
+    options: tuple[str, ...] = ()  # the options it reads (`mabench list metrics`; each declared in OPTIONS)
 
 
 REGISTRY: dict[str, Metric] = {}
+# Every metric option with its one-line description, declared next to the metric that reads it
+# (metric(options={name: description}), or option() where several metrics read it; docs/metrics.md
+# has the details). Options not declared are refused, so a misspelt --option never passes silently.
+OPTIONS: dict[str, str] = {}
+
+
+def option(name: str, doc: str) -> str:
+    """Declare a metric option (its name and one-line description); returns the name, for ``metric(options=...)``
+    of each metric that reads it."""
+    if OPTIONS.setdefault(name, doc) != doc:
+        raise RuntimeError(f"metric option {name!r} declared twice with different descriptions")
+    return name
 # Names that stand for several metrics (a measure sdcMicro reports as one list of numbers).
 GROUPS: dict[str, tuple[str, ...]] = {}
 
 
 def metric(name: str, doc: str = "", needs_key_variables: bool = False, warm=None, opt_in: bool = False,
-           options: tuple[str, ...] = ()):
+           options: dict[str, str] | tuple[str, ...] = ()):
+    """Register ``fn(ctx) -> float`` as metric ``name``. ``options``: the options it reads, either declared
+    here (``{name: one-line description}``) or named (``(name, ...)``, each declared by :func:`option` or
+    by another metric)."""
+    if isinstance(options, dict):
+        options = tuple(option(key, text) for key, text in options.items())
+
     def register(fn):
         if name in REGISTRY:
             raise RuntimeError(f"metric {name!r} registered twice")

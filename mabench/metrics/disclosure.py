@@ -22,7 +22,7 @@ import numpy as np
 
 from mabench.errors import UserError
 from mabench.partition import canonical_labels
-from mabench.metrics.context import EvalContext, metric
+from mabench.metrics.context import EvalContext, metric, option
 from mabench.metrics.common import cached, choice_option, group_centroids, is_number
 from mabench.metrics import available, linkage
 from mabench.metrics.linkage import (SEARCHES, TIES_INCLUSIVE, TIES_INDEX, group_members, linked_per_group,
@@ -106,13 +106,22 @@ def dld_value(ctx: EvalContext) -> float:
 
 
 # The options rld reads (g_dr and si read them through it).
-RLD_OPTIONS = ("key_variables", "key_variables_rule", "n_key_variables", "linkage_ties", "linkage_search", "rld_scale",
-               "rld_mode", "rld_sizes")
+LINKAGE_OPTIONS = (option("linkage_ties", "tie rule of dld/rld nearest neighbours (index | inclusive)"),
+                   option("linkage_search", "how dld finds nearest originals (auto | tree | scan; same answer, tree is sub-quadratic)"))
+RLD_OPTIONS = (
+    option("key_variables", "key variables for rld: column names and/or 1-based positions, or 'all'"),
+    option("key_variables_rule", "rule choosing key variables when none are listed (fewest_repeats)"),
+    option("n_key_variables", "how many key variables the rule picks"),
+    *LINKAGE_OPTIONS,
+    option("rld_scale", "standardization of the masked file for rld (own | original)"),
+    option("rld_mode", "rld reading: literal (one masked file) | rerun (re-run the method per key subset)"),
+    option("rld_sizes", "which subset sizes C of the key variables rld averages over"),
+)
 
 
 @metric("dld", doc="DLD, % of masked records whose own original is their nearest or 2nd-nearest (z-scores; "
         "with missing values over the attributes both observe, scaled by d/m)",
-        warm=warm_dld, options=("linkage_ties", "linkage_search", "dld_scale"))
+        warm=warm_dld, options=(*LINKAGE_OPTIONS, option("dld_scale", "standardization of the masked file for dld (original | own)")))
 def dld(ctx: EvalContext) -> float:
     return dld_value(ctx)
 
@@ -326,7 +335,8 @@ def id_value(ctx: EvalContext) -> float:
 
 
 @metric("id", doc="ID, thesis rank-interval disclosure over all variables, mean over P=1..10 % (%; with missing "
-        "values each variable ranked over its observed records)", options=("id_p",))
+        "values each variable ranked over its observed records)",
+        options={"id_p": "interval-disclosure window sizes P, in percent of n"})
 def interval_disclosure(ctx: EvalContext) -> float:
     return id_value(ctx)
 

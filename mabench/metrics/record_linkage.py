@@ -126,6 +126,11 @@ def context_linkage(ctx: EvalContext) -> dict:
 
 
 @metric("rl_rate", doc="sdcMicro recordLinkage: share of correct one-to-one least-cost links (rl_distance, "
-        "rl_variables, rl_weights, rl_ids)", opt_in=True, options=("rl_distance", "rl_variables", "rl_weights", "rl_ids"))
+        "rl_variables, rl_weights, rl_ids)", opt_in=True, options={
+            "rl_distance": "distance of rl_rate: gower (sdcMicro's default) | euclidean | manhattan",
+            "rl_variables": "variables rl_rate links on: column names and/or 1-based positions (default all)",
+            "rl_weights": "one non-negative weight per rl_variables entry (default all 1)",
+            "rl_ids": "record ids of rl_rate's pairs: a list of n ids (default 1..n; a pair is correct iff ids equal)",
+        })
 def rl_rate(ctx: EvalContext) -> float:
     return context_linkage(ctx)["correct_match_rate"]

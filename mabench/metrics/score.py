@@ -10,7 +10,7 @@ evaluation (rld, id, g_il are computed once per context).
 
 from __future__ import annotations
 
-from mabench.metrics.context import EvalContext, metric
+from mabench.metrics.context import EvalContext, metric, option
 from mabench.metrics.common import number_option
 from mabench.metrics.disclosure import RLD_OPTIONS, id_value, rld_value, warm_rld
 from mabench.metrics.utility import g_il_value
@@ -27,7 +27,7 @@ def g_dr(ctx: EvalContext) -> float:
 
 
 @metric("si", doc="SI = x·G_IL + (1−x)·G_DR, x = option si_x (default 0.5) (thesis Eq. 4.4)",
-        needs_key_variables=True, warm=warm_rld, options=(*RLD_OPTIONS, "id_p", "si_x"))
+        needs_key_variables=True, warm=warm_rld, options=(*RLD_OPTIONS, "id_p", option("si_x", "weight x of G_IL in SI = x*G_IL + (1-x)*G_DR")))
 def si(ctx: EvalContext) -> float:
     x = number_option(ctx, "si_x", 0.5, 0.0, 1.0, example="0.5")
     return x * g_il_value(ctx) + (1.0 - x) * g_dr_value(ctx)

@@ -43,7 +43,7 @@ def sdid_fraction(x: np.ndarray, xm: np.ndarray, p: float = 0.05) -> float:
 
 
 @metric("sdid", doc="SDID as sdcMicro dRisk: % of records with all originals in masked ± p·sd (p=sdid_p, 0.05)",
-        options=("sdid_p",))
+        options={"sdid_p": "interval half-width factor p of sdcMicro's SDID (x' \u00b1 p*sd)"})
 def sdid(ctx: EvalContext) -> float:
     p = number_option(ctx, "sdid_p", 0.05, 0.0, example="0.05")
     return 100.0 * sdid_fraction(ctx.original, ctx.masked, p)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from mabench.kernels.methods.sdcmicro import standardized_sample
-from mabench.metrics.context import EvalContext, metric
+from mabench.metrics.context import EvalContext, metric, option
 from mabench.metrics.common import cached, number_option
 
 RMD_SCALE = 0.05  # sdcMicro: rmd <- sqrt(rmd) * 0.05
@@ -103,8 +103,14 @@ def context_rmd_risk(ctx: EvalContext) -> dict:
                   lambda: rmd_risk(ctx.original, ctx.masked, k, k2, seed=seed))
 
 
+# Read by the four metrics of dRiskRMD (rmd_seed also by robeigen, mabench/metrics/sdcmicro_utility.py).
+RMD_OPTIONS = (option("rmd_k", "interval factor k of sdcMicro's dRiskRMD (x \u00b1 k*rmd), default 0.01"),
+               option("rmd_k2", "nearest-other-record distance k2 of sdcMicro's dRiskRMD, default 0.05"),
+               option("rmd_seed", "seed of the MCD's random starts in rmd_* and robeigen, default 0"))
+
+
 def _register(name: str, doc: str):
-    @metric(name, doc=doc, opt_in=True, options=("rmd_k", "rmd_k2", "rmd_seed"))
+    @metric(name, doc=doc, opt_in=True, options=RMD_OPTIONS)
     def fn(ctx: EvalContext) -> float:
         return context_rmd_risk(ctx)[name.removeprefix("rmd_")]
 

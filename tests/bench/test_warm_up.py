@@ -16,17 +16,16 @@ from support import DISPATCHER_SIGNATURES, safety_net
 
 PROBE = """
 from mabench import discovery
-from mabench.bench.runner import _warm_up
 from mabench.kernels.methods import mdav
 algo = discovery.algorithm("mdav")
-_warm_up(algo, 3, 10, dict(algo.resolve({})), N)
+algo.warm(N, 10, 3, dict(algo.resolve({})))
 print(len(mdav.mdav_labels_tree.signatures), len(mdav.mdav_labels.signatures))
 """
 
 
 @pytest.mark.parametrize("n, tree, scan", [(100_000, 1, 0), (500, 0, 1)])
 def test_warm_up_compiles_the_kernel_index_auto_will_pick(n, tree, scan):
-    out = subprocess.run([sys.executable, "-c", PROBE.replace("N)", f"{n})")], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", PROBE.replace("warm(N,", f"warm({n},")], capture_output=True, text=True, check=True)
     assert out.stdout.split() == [str(tree), str(scan)]
 
 
@@ -41,7 +40,7 @@ name, n, d = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 """ + DISPATCHER_SIGNATURES + r"""
 algo = discovery.algorithm(name)
 own, _ = runner.split_aggregation(algo.resolve({}))
-runner._warm_up(algo, 3, d, own, n)
+algo.warm(n, d, 3, own)
 before = signatures()
 Z = np.ascontiguousarray(np.random.default_rng(3).standard_normal((n, d)))
 runner.call_run(algo, Z, 3, own, np.random.default_rng(0), raw=Z)

@@ -57,7 +57,7 @@ def test_warmup_compiles_every_index_path_of_a_method_and_prints_one_json_line()
     proc = run_cli("warmup", "mdav", "cbfs", "--metrics", "il")
     assert proc.returncode == 0, proc.stderr
     line = json.loads(proc.stdout)
-    assert line["warmed"] == ["mdav[index=scan]", "mdav[index=tree]", "cbfs[index=scan]", "cbfs[index=tree]"]
+    assert line["warmed"] == [f"{name}[index={index}]" for name in ("mdav", "cbfs") for index in ("auto", "tree", "scan")]
     assert proc.stderr == ""
 
 

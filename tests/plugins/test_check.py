@@ -104,27 +104,15 @@ def test_unknown_parameters_must_be_refused_and_defaults_in_range(tmp_path):
 
 # Methods whose check takes minutes on this machine (searches, exact solvers, MCD): `-m slow`.
 HEAVY = {"icsm", "ls", "lns", "omma", "rmd", "mcdpca", "clustmcdpca", "iamat", "kward", "kwd", "kwr", "kw"}
-# lns consumes its rng (a pass visits the groups in a random order) but declares deterministic=True:
-# a defect `mabench check` found, left for its owner (changing the flag changes the workflow's draws).
-KNOWN = {"lns": "declares deterministic=True but its labels depend on the seed"}
-# Seeded methods whose seed does not show on the check's data (strict: they start failing the day a
-# seed shows, or the flag changes): the own FastMCD's 500 random starts reach the same h-subset from
-# every seed on 300 normal, bimodal or heavy-tailed records (rmd, mcdpca). clustpca, clustpppca and
-# influence use the rng only with a randomized clustering (CLARA draws as R's clara does): their
-# test_params run k-means, where the seed shows. Their deterministic=False flags decide how many draws
-# the workflow runs (docs/method-authors.md, "Declared determinism").
-SEED_NOT_SHOWN = "declares deterministic=False but no seed changes its labels on the check's data"
-KNOWN.update({name: SEED_NOT_SHOWN for name in ("rmd", "mcdpca")})
+# Every built-in's declared determinism is checked both ways, none excused: lns draws from its rng
+# (randomized), rmd's and mcdpca's FastMCD starts show their seed on the check's uniform data, and
+# clustpca, clustpppca and influence show it through their k-means test_params (docs/method-authors.md,
+# "Declared determinism").
 
 
 def _builtins():
-    out = []
-    for name in sorted(discovery.algorithms()):
-        marks = [pytest.mark.slow] if name in HEAVY else []
-        if name in KNOWN:
-            marks.append(pytest.mark.xfail(reason=KNOWN[name], strict=True))
-        out.append(pytest.param(name, marks=marks, id=name))
-    return out
+    return [pytest.param(name, marks=[pytest.mark.slow] if name in HEAVY else [], id=name)
+            for name in sorted(discovery.algorithms())]
 
 
 @pytest.mark.parametrize("name", _builtins())

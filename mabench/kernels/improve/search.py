@@ -234,6 +234,16 @@ def trace_points(trace: Trace) -> list:
     return [[t, round(il, 10)] for t, il in trace.points]
 
 
+def begin(Z: np.ndarray, labels: np.ndarray, k: int) -> tuple:
+    """(state, trace, initial IL) of an improver started from ``labels``: groups of k..2k−1 records,
+    the start as the trace's first point. Every improver (icsm, ls, lns) begins so."""
+    tr = Trace(sst(Z))
+    st = State(Z, labels, k, 2 * k - 1)
+    il_init = tr.il(st.sse)
+    tr.add(st.sse)
+    return st, tr, il_init
+
+
 def summary(st, tr: Trace, il_init: float, iterations: int, restarts_done: int) -> tuple:
     """What an improver returns: its labels and the run record's ``info`` (iterations, restarts,
     the initial IL, the gain over it in %, the anytime trace)."""

@@ -15,13 +15,28 @@ import time
 
 import numpy as np
 
-from mabench.plugin import Param
+from mabench.plugin import Algorithm, Param
 from mabench.errors import UserError
 from mabench.kernels.methods.ward import kward_sorted, kwr_sorted
 
 PROJECTIONS = ("none", "zs", "fpc")
 PROJECTION = Param("none", "1-D axis for multi-column data: none | zs (sum of z-scores) | "
                            "fpc (first principal component)", PROJECTIONS)
+THETA = Param("dynamic", "split threshold: a positive number (fixed) or dynamic")
+
+
+def univariate(name: str, *, diagonal: bool, recursive: bool, time: str, memory: str, title: str,
+               citation: str) -> Algorithm:
+    """The declaration of a univariate k-Ward method (kW, kWD and their recursive forms kWR, kWDR):
+    :func:`run_univariate` with these switches on the original values (one column) or a projection;
+    the recursive ones also take ``theta``."""
+
+    def run(Z, k, params, rng, raw=None):
+        return run_univariate(Z, k, params, name, diagonal=diagonal, recursive=recursive, raw=raw)
+
+    return Algorithm(name=name, time=time, memory=memory, title=title, citation=citation, run=run,
+                     params={"projection": PROJECTION, **({"theta": THETA} if recursive else {})},
+                     deterministic=True, uses_raw=True)
 
 
 def project(Z: np.ndarray, how: str, who: str, raw: np.ndarray | None = None) -> np.ndarray:

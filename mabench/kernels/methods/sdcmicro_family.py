@@ -23,7 +23,7 @@ def _citation(source: str) -> str:
     return f"{S.SDC_DOC} ({source}); {S.SEED_PROJECTION}; {S.CITE_DOC}"
 
 
-def projection(name: str, scores, *, time: str, memory: str, title: str, notes: str, deterministic: bool,
+def projection(name: str, scores, *, time: str, title: str, notes: str, deterministic: bool, memory: str = "O(n·d)",
                memory_bytes=linear_memory, source: str = "") -> Algorithm:
     """sdcMicro's ``microaggregation(method = name)``: records sorted by ``scores`` (equal scores keep
     record order), cut into consecutive groups of k."""

@@ -19,6 +19,7 @@ A record is remaining iff ``labels[r] == UNASSIGNED``.
 
 from __future__ import annotations
 
+import inspect
 from collections import namedtuple
 from contextlib import contextmanager
 
@@ -27,6 +28,7 @@ import numpy as np
 from numba import njit, prange
 
 from mabench.kernels.core.buffer import UNASSIGNED
+from mabench.plugin import Param, read_only, tiny_problem
 from mabench.kernels.core.groups import assign_leftovers
 from mabench.kernels.spatial.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining, kd_scratch, tree_pays
 
@@ -283,6 +285,28 @@ def shell_farthest(shell, head, c0, labels, p, skip=-1):
 INDEXES = ("auto", "tree", "scan")
 INDEX_HELP = ("how the farthest and nearest records are found (never changes the partition): "
               "scan = a full pass per question (O(n^2)), tree = k-d tree, auto = by n and d")
+
+
+def index_param(when: str = "") -> Param:
+    """The ``index`` parameter of a method that calls the pass-or-tree kernels (declare it with
+    ``warm_up=tree_warm_up(run)``); ``when`` prefixes the help, e.g. "split=c: ". Neutral: the
+    partition is the same for every choice, so the run record leaves it out."""
+    return Param("auto", when + INDEX_HELP, INDEXES, neutral=True)
+
+
+def tree_warm_up(run):
+    """The ``warm_up`` hook (mabench.plugin.Algorithm) of a method with :func:`index_param`: ``run`` on
+    a tiny problem with the kernel the real n x d will take (on the tiny problem alone ``auto`` would
+    pick the pass kernel), in the one- or two-thread specialization n will run (:func:`sized_as`)."""
+    takes_raw = "raw" in inspect.signature(run).parameters
+
+    def warm_up(n: int, d: int, k: int, params: dict) -> None:
+        params = {**params, "index": "tree" if use_tree(params["index"], n, d) else "scan"}
+        tiny = read_only(tiny_problem(k, d))  # read-only as a run's data (call_run): the same Numba types
+        with sized_as(max(n, tiny.shape[0]), d):
+            run(tiny, k, params, np.random.default_rng(0), **({"raw": tiny} if takes_raw else {}))
+
+    return warm_up
 # The smallest n at which the tree kernel beat the pass kernel, by dimension (MDAV and CBFS, k = 3,
 # standard normal data, medians of 3 in one run on the shared 2-core machine; docs/scaling.md):
 # d = 3: 1.2-1.3x at 5,000; d = 6: 1.9-2.7x at 20,000 (0.7-1.2x at 5,000); d = 8: 1.4-2.1x at 20,000;
