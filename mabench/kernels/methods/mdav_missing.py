@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mabench.kernels.core.select import keep_smallest
+
 NO_DISTANCE = np.inf
 
 
@@ -73,17 +75,7 @@ def _take(dist, alive, seed, k, labels, g, top_d, top_i):
     for i in range(dist.size if k > 1 else 0):
         if not alive[i]:
             continue
-        v = dist[i]
-        if filled == k - 1 and v >= top_d[filled - 1]:
-            continue
-        pos = filled if filled < k - 1 else k - 2
-        while pos > 0 and top_d[pos - 1] > v:
-            if pos < k - 1:
-                top_d[pos], top_i[pos] = top_d[pos - 1], top_i[pos - 1]
-            pos -= 1
-        top_d[pos], top_i[pos] = v, i
-        if filled < k - 1:
-            filled += 1
+        filled = keep_smallest(top_d, top_i, filled, k - 1, dist[i], i)
     for t in range(filled):
         alive[top_i[t]] = False
         labels[top_i[t]] = g
@@ -105,7 +97,20 @@ def _centroid(Z, seen, alive, c, c_seen):
 
 @njit(cache=True, nogil=True)
 def mdav_missing_labels(Z, seen, k):
-    """Labels 0..g-1 of MDAV-generic with available-case distances; ``seen[i, j]``: Z[i, j] observed."""
+    """Labels 0..g-1 of MDAV-generic with available-case distances; ``seen[i, j]``: Z[i, j] observed.
+
+    Ties go to the lowest record index.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records (z-scores; unobserved cells hold any value).
+    seen : (n, d) bool — which cells are observed.
+    k : int — the minimum group size.
+
+    Returns
+    -------
+    (n,) int64 — each record's group label.
+    """
     n, d = Z.shape
     labels = np.full(n, -1, dtype=np.int64)
     alive = np.ones(n, dtype=np.bool_)
