@@ -235,7 +235,7 @@ def grow_update(sse_old, c, x, m):
 
     Returns
     -------
-    float — the SSE with x.
+    float — the group's SSE once x has joined (``c`` is then its centroid).
     """
     d = c.shape[0]
     s = 0.0
