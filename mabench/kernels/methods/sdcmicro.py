@@ -86,7 +86,7 @@ def chunk_labels(order: np.ndarray, k: int) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> chunk_labels(np.array([4, 3, 2, 1, 0]), 2).tolist()
-    [1, 1, 0, 0, 0]
+    [1, 1, 1, 0, 0]
     """
     n = order.shape[0]
     groups = max(n // k, 1)
