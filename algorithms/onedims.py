@@ -10,6 +10,9 @@ Per variable j: sort the records by x_j (equal values keep record order, R's ``o
 and publish each group's mean of x_j. The result is one partition PER VARIABLE: ``run`` returns an
 (n, d) label matrix, column j the groups of variable j (docs/algorithms/sdcmicro.md#per-variable-partitions).
 
+With missing values (``missing=available``) a variable ranks its observed values only and the
+records missing it share one more label, a group that publishes nothing (docs/metrics.md#missing-values).
+
 Scaling: time O(d·n log n) (one sort per variable); memory O(n·d) (one label column per variable).
 """
 
@@ -24,7 +27,19 @@ def run(Z, k, params, rng, raw=None):
     n, d = X.shape
     labels = np.empty((n, d), dtype=np.int64)
     for j in range(d):
-        labels[:, j] = S.chunk_labels(S.stable_order(X[:, j]), k)
+        labels[:, j] = _ranked(X[:, j], k)
+    return labels
+
+
+def _ranked(x, k):
+    """sdcMicro's cut of the observed values of one variable (NaN sorts last and takes no part)."""
+    order = S.stable_order(x)
+    m = int(np.count_nonzero(~np.isnan(x)))
+    if m == x.size:
+        return S.chunk_labels(order, k)
+    labels = np.empty(x.size, dtype=np.int64)
+    labels[order[:m]] = S.chunk_labels(np.arange(m), k) if m else 0
+    labels[order[m:]] = max(m // k, 1) if m else 0
     return labels
 
 

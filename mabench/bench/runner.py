@@ -327,10 +327,16 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
     progress.start(f"compiling {algo.name}")
     with compile_notice(f"{algo.name}'s kernels") if notice else nullcontext():
         if layout.observed is not None:
-            missing.available_partition(np.zeros((3 * min(ks) + 1, d)), np.ones((3 * min(ks) + 1, d), dtype=bool), min(ks))
+            tiny = 3 * min(ks) + 1
+            missing.available_partition(algo, own, np.arange(tiny * d, dtype=np.float64).reshape(tiny, d),
+                                        np.ones((tiny, d), dtype=bool), min(ks))
         else:
             _warm_up(algo, min(ks), d, own, n)
         warm_metrics(list(metrics), n, d, min(ks), options)
+        if layout.observed is not None and "dld" in metrics:
+            from mabench.metrics.available import warm_dld
+
+            warm_dld()
     progress.end()
     for k in ks:
         cell = _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in, layout, progress, spread)
@@ -347,7 +353,7 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
     who = who or f"algorithm {algo.name} with k={k}"
     if layout.strata is None:
         if layout.observed is not None:
-            return missing.available_partition(x_in, layout.observed, k), {}
+            return missing.available_partition(algo, own, x_in, layout.observed, k, raw, who), {}
         return split_output(call_run(algo, x_in, k, own, rng_for(seed, f"algorithm:{algo.name}"), raw=raw), who)
     raw_scale = "scale" in algo.params and own.get("scale") == "raw"
     rows_of = [np.flatnonzero(layout.strata == s) for s in range(len(layout.stratum_names))]
@@ -355,16 +361,19 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
     tasks = [(algo.name, own, np.ascontiguousarray(x_in[rows]) if raw_scale else zscore_within(x_in[rows]),
               None if raw is None else np.ascontiguousarray(raw[rows]), k, seed, name)
              for rows, name in zip(rows_of, layout.stratum_names) if rows.size >= 2 * k and layout.observed is None]
+    # with missing values every stratum takes the missing-values kernels (a small one comes out as one
+    # group by the method's own rule; a per-variable method gives its missing records a label of their own)
     done = iter(run_strata(tasks, spread))
     parts, infos = [], {}
     progress.start(f"{algo.name} k={k} on {x_in.shape[0]} records in {len(layout.stratum_names)} strata",
                    len(layout.stratum_names), " strata")
     for s, (rows, name) in enumerate(zip(rows_of, layout.stratum_names)):
         progress.step(s)
-        if rows.size < 2 * k:  # one group; also spares a method a stratum it cannot split
+        if layout.observed is not None:
+            part, info = missing.available_partition(algo, own, missing.zscore_observed(x_in[rows]), layout.observed[rows],
+                                                     k, None if raw is None else raw[rows], f"{who}, stratum {name}"), {}
+        elif rows.size < 2 * k:  # one group; also spares a method a stratum it cannot split
             part, info = np.zeros(rows.size, dtype=np.int64), {}
-        elif layout.observed is not None:
-            part, info = missing.available_partition(missing.zscore_observed(x_in[rows]), layout.observed[rows], k), {}
         else:
             part, info = next(done)
             # each stratum's own partition: a stray label (-1, a gap) would otherwise land in a neighbour's group
@@ -396,10 +405,10 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
         progress.end()
         per_variable = labels.ndim == 2
         bound = algo.max_group_size(k, own)
-        if per_variable and layout.observed is not None:
-            raise UserError(f"{algo.name} makes one partition per variable and cannot take missing values yet; "
-                            "impute or drop the rows with missing values, or use mdav")
-        if per_variable:  # one partition per variable (individual ranking): every column validated
+        if per_variable and layout.observed is not None:  # the observed records of each variable
+            column_sizes = missing.check_per_variable(labels, layout.observed, k, bound, who)
+            sizes = np.concatenate(column_sizes)
+        elif per_variable:  # one partition per variable (individual ranking): every column validated
             column_sizes = partition.check_columns(labels, n, d, k, bound, who=who)
             sizes = np.concatenate(column_sizes)
         else:
@@ -413,7 +422,9 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
         return _partition(algo, own, z_other, None, k, seed, layout, NULL, spread, who)[0]
 
     published = None
-    if layout.observed is not None:
+    if layout.observed is not None and per_variable:
+        published = missing.per_variable_values(raw, labels, layout.weights)
+    elif layout.observed is not None:
         if layout.weights is not None and (np.bincount(labels, weights=layout.weights, minlength=sizes.size) <= 0).any():
             raise UserError("a group has only zero sampling weights; its weighted mean is undefined "
                             "(give positive weights, or drop the weights)")
@@ -426,7 +437,7 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
                 raise UserError(f"group {g} has only zero sampling weights; its weighted {layout.measure} is undefined "
                                 "(give positive weights, or drop the weights)")
         published = aggregate(raw, labels, sizes.size, layout.measure, layout.trim, layout.weights)
-    if per_variable and not layout.plain_means:
+    if per_variable and not layout.plain_means and layout.observed is None:
         published = _per_variable_values(raw, labels, layout)
     if per_variable:
         ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options, rerun, published)
@@ -434,7 +445,7 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
         ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun, published)
     if layout.observed is not None:
         ctx.observed = layout.observed
-        ctx.__dict__["masked"] = missing.masked_values(ds.values, labels, published, layout.fill)
+        ctx.__dict__["masked"] = missing.masked_values(ds.values, ctx.labels, published, layout.fill)
     start, cpu_start = time.perf_counter(), time.process_time()
     values = {}
     for i, name in enumerate(metrics):  # one at a time, so a long one is named while it runs
@@ -479,9 +490,11 @@ def run_cell(algorithm: str, dataset: str, k: int, seed: int = 0, params: dict |
 
 
 def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed: int = 0,
-                       metrics=None, metric_options: dict | None = None, aggregation: dict | None = None) -> dict:
+                       metrics=None, metric_options: dict | None = None, aggregation: dict | None = None,
+                       kept: dict | None = None) -> dict:
     """Metrics of a given partition; ``metrics=None`` means every metric that applies to the data set.
-    ``aggregation``: the measure, weights and strata the partition was published with (as for a run)."""
+    ``aggregation``: the measure, weights and strata the partition was published with (as for a run).
+    ``kept``: receives the evaluation context as ``kept["context"]`` (for the per-record tables)."""
     k = 1 if k is None else partition.check_k(k)
     generated = data.base_name(dataset) in discovery.generators() and not data.looks_like_path(dataset)
     if seed is None:
@@ -495,7 +508,7 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     ds = data.load(dataset, seed, aside=tuple(strata))
     n = ds.values.shape[0]
     labels = partition.read_labels(partition_path, n, k)
-    record = evaluate_labels(ds, labels, metrics, metric_options, aggregation=agg, extra=ds.aside or None)
+    record = evaluate_labels(ds, labels, metrics, metric_options, aggregation=agg, extra=ds.aside or None, kept=kept)
     if generated:  # the draw the partition was scored on
         record = {**{key: record[key] for key in ("dataset", "dataset_params")}, "seed": int(seed), **record}
     return record
@@ -513,7 +526,7 @@ def aggregation_of(given: dict | None) -> dict:
 
 def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict | None = None,
                     published: np.ndarray | None = None, aggregation: dict | None = None,
-                    extra: dict | None = None) -> dict:
+                    extra: dict | None = None, kept: dict | None = None) -> dict:
     """Metrics of a checked partition (labels 0..g-1) of a loaded data set; ``metrics=None`` means
     every metric that applies to it. ``aggregation`` (:func:`aggregation_of`): score the values the
     partition publishes with that measure and those weights, the strata and weight columns set aside
@@ -535,7 +548,8 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
         if not layout.plain_means:
             raw = np.ascontiguousarray(ds.values, dtype=np.float64)
             if labels.ndim == 2:
-                return evaluate_labels(ds, labels, metrics, metric_options, _per_variable_values(raw, labels, layout))
+                return evaluate_labels(ds, labels, metrics, metric_options, _per_variable_values(raw, labels, layout),
+                                       kept=kept)
             g = int(labels.max()) + 1
             if layout.weights is not None and (np.bincount(labels, weights=layout.weights, minlength=g) <= 0).any():
                 raise UserError("a group has only zero sampling weights; its weighted value is undefined "
@@ -552,6 +566,8 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
         ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options, published=published)
     else:
         ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, published=published)
+    if kept is not None:
+        kept["context"] = ctx
     if metrics is None:
         metrics = applicable(options)
     sizes = np.concatenate([np.bincount(labels[:, j]) for j in range(labels.shape[1])]) if per_variable \

@@ -167,10 +167,15 @@ def _evaluate_arguments(s) -> None:
     s.add_argument("--trim", help="with --measure trim: the share trimmed at each end")
     s.add_argument("--weights", metavar="COL", help="column of sampling weights the partition was published with")
     s.add_argument("--strata", metavar="COL,...", help="columns of the strata the partition was made within")
+    s.add_argument("--risk-out", metavar="FILE", help="write each record's disclosure risk (sdcMicro's dRiskRMD) "
+                   "as CSV, as `run --risk-out` does")
+    s.add_argument("--rl-pairs-out", metavar="FILE", help="write recordLinkage's pair table as CSV, as "
+                   "`run --rl-pairs-out` does")
 
 
 def _evaluate_paths(args) -> tuple[list, list]:
-    return [("--json-out", args.json_out)], existing("data", args.dataset) + existing("partition", args.partition)
+    outs = [(flag, getattr(args, flag[2:].replace("-", "_"))) for flag in ("--json-out", *_TABLE_FLAGS)]
+    return outs, existing("data", args.dataset) + existing("partition", args.partition)
 
 
 def cmd_evaluate(args) -> None:
@@ -181,13 +186,20 @@ def cmd_evaluate(args) -> None:
     aggregation = {"measure": args.measure, "trim": args.trim, "sampling_weights": args.weights,
                    "strata": None if args.strata is None else "+".join(c.strip() for c in args.strata.split(",")
                                                                      if c.strip())}
+    kept: dict = {}
     record = evaluate_partition(_dataset(args), args.partition, args.k, args.seed, metrics, parse_options(args.option),
-                                {name: value for name, value in aggregation.items() if value is not None})
-    line = json_line(record)
-    if args.json_out:
-        from mabench import io
+                                {name: value for name, value in aggregation.items() if value is not None}, kept)
+    from mabench import io
+    from mabench.metrics.record_tables import record_table
 
-        io.write_text(args.json_out, line)
+    tables = {flag: record_table(kept["context"], name) for flag, name in _TABLE_FLAGS.items()
+              if getattr(args, flag[2:].replace("-", "_"))}  # computed (or refused) before anything is written
+    line = json_line(record)
+    with io.outputs() as out:  # every file or none
+        for flag, table in tables.items():
+            out.write_text(getattr(args, flag[2:].replace("-", "_")), table.to_csv(index=False))
+        if args.json_out:
+            out.write_text(args.json_out, line)
     PENDING.append(line)
 
 

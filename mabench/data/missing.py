@@ -14,7 +14,10 @@ import numpy as np
 from mabench.errors import UserError
 
 # The methods that take missing values, and the one line for the others.
-METHODS = ("mdav",)
+METHODS = ("mdav", "mdav1", "cbfs", "onedims")
+# ... of which these make one partition per variable (the records missing a variable share a label
+# of their own in its column, a group that publishes nothing)
+PER_VARIABLE = ("onedims",)
 
 
 def refuse_method(name: str) -> UserError:
@@ -52,6 +55,9 @@ def zscore_observed(values: np.ndarray) -> np.ndarray:
         col = x[:, j]
         seen = ~np.isnan(col)
         obs = col[seen]
+        if obs.size == 0:  # a stratum where nobody observed the variable
+            z[:, j] = np.nan
+            continue
         with np.errstate(all="ignore"):
             std = obs.std()
             z[:, j] = (col - obs.mean()) / std if std > 0 else 0.0
@@ -73,6 +79,23 @@ def group_values(values: np.ndarray, labels: np.ndarray, n_groups: int, weights=
     return out
 
 
+def per_variable_values(values: np.ndarray, labels: np.ndarray, weights=None) -> np.ndarray:
+    """(n, d): per record and variable, the (weighted) mean of the observed values of its group in that
+    variable's partition (NaN for the group of the records missing it)."""
+    out = np.empty(values.shape)
+    for j in range(values.shape[1]):
+        lab = np.ascontiguousarray(labels[:, j])
+        g = int(lab.max()) + 1
+        col = np.ascontiguousarray(values[:, j:j + 1])
+        if weights is not None:
+            seen = ~np.isnan(col[:, 0])
+            if (np.bincount(lab[seen], weights=np.asarray(weights)[seen], minlength=g)[np.unique(lab[seen])] <= 0).any():
+                raise UserError(f"a group of variable {j + 1} has only zero sampling weights; its weighted mean is "
+                                "undefined (give positive weights, or drop the weights)")
+        out[:, j] = group_values(col, lab, g, weights)[lab, 0]
+    return out
+
+
 def masked_values(values: np.ndarray, labels: np.ndarray, published: np.ndarray, fill: bool) -> np.ndarray:
     """Each record's group value; NA where the record had NA unless ``fill``."""
     out = np.ascontiguousarray(published[labels])
@@ -84,19 +107,58 @@ def masked_values(values: np.ndarray, labels: np.ndarray, published: np.ndarray,
 def available_layout(algo, own: dict, values: np.ndarray, layout, agg: dict) -> np.ndarray:
     """missing=available with NaN in the variables: check the method and measure can take them, mark
     the observed cells in ``layout`` (the runner's); returns the z-scores over observed values (NaN kept)."""
-    if algo.name not in METHODS or own.get("tail", "3k") != "3k" or own.get("scale") == "raw":
-        raise refuse_method(algo.name if algo.name not in METHODS else
-                            f"{algo.name} with {'tail=' + own['tail'] if own.get('tail') != '3k' else 'scale=raw'}")
+    if algo.name not in METHODS or own.get("scale") == "raw":
+        raise refuse_method(algo.name if algo.name not in METHODS else f"{algo.name} with scale=raw")
     if layout.measure != "mean":
         raise UserError(f"measure={layout.measure} cannot take missing values; missing=available publishes each "
                         "group's (weighted) mean of the observed values, so drop measure")
+    if algo.name in PER_VARIABLE and agg["fill"]:
+        raise UserError(f"{algo.name} ranks each variable's observed values only, so a missing value has no group "
+                        "to take a value from; drop fill")
     layout.observed = ~np.isnan(values)
     layout.fill = bool(agg["fill"])
     return zscore_observed(values)
 
 
-def available_partition(z: np.ndarray, observed: np.ndarray, k: int) -> np.ndarray:
-    """MDAV over the observed attributes (the one method that takes missing values)."""
-    from mabench.kernels.methods.mdav_missing import mdav_missing_labels
+def available_partition(algo, own: dict, z: np.ndarray, observed: np.ndarray, k: int,
+                        raw: np.ndarray | None = None, where: str = "the data") -> np.ndarray:
+    """The method's partition over the observed attributes (kernels/methods/mdav_missing.py for the
+    MDAV family; onedims ranks each variable's observed values, on ``raw`` when given)."""
+    from mabench.kernels.methods.mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1
+    from mabench.kernels.methods.mdav_missing import cbfs_missing_labels, mdav_missing_labels
 
-    return mdav_missing_labels(np.ascontiguousarray(np.where(observed, z, 0.0)), np.ascontiguousarray(observed), k)
+    if algo.name in PER_VARIABLE:
+        x = np.where(observed, z if raw is None else raw, np.nan)
+        counts = observed.sum(axis=0)
+        short = np.flatnonzero((counts > 0) & (counts < k))
+        if short.size:
+            j = int(short[0])
+            raise UserError(f"{where}: variable {j + 1} has {counts[j]} observed value(s), fewer than k={k}; "
+                            f"{algo.name} would publish a mean of fewer than k values (lower k, or leave it out)")
+        x = np.ascontiguousarray(x)
+        return algo.run(x, k, own, None, **({"raw": x} if algo.uses_raw else {}))
+    zc = np.ascontiguousarray(np.where(observed, z, 0.0))
+    seen = np.ascontiguousarray(observed)
+    if algo.name == "cbfs":
+        return cbfs_missing_labels(zc, seen, k, own["tail"] == "group", own["centroid"] == "fixed")
+    tail = TAIL_MDAV1 if algo.name == "mdav1" else {"3k": TAIL_3K, "2k": TAIL_2K}[own["tail"]]
+    return mdav_missing_labels(zc, seen, k, tail)
+
+
+def check_per_variable(labels: np.ndarray, observed: np.ndarray, k: int, bound, who: str) -> list[np.ndarray]:
+    """A per-variable partition with missing values: in each column the observed records form a valid
+    partition (their group sizes, returned) and the records missing the variable share no label with
+    them; raises :class:`~mabench.partition.InvalidPartition` otherwise."""
+    from mabench import partition
+
+    sizes = []
+    for j in range(labels.shape[1]):
+        lab, seen = labels[:, j], observed[:, j]
+        where = f"{who} (variable {j + 1})"
+        if np.isin(lab[~seen], lab[seen]).any():
+            raise partition.InvalidPartition(f"{where}: a record missing the variable shares a group with observed ones")
+        if seen.any():
+            _, relabelled = np.unique(lab[seen], return_inverse=True)
+            sizes.append(partition.check(relabelled.astype(np.int64), int(seen.sum()), min(k, int(seen.sum())),
+                                         bound, who=where))
+    return sizes

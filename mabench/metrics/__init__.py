@@ -105,7 +105,7 @@ def check_options(options: dict) -> None:
 # units, where a square of 1e300 overflows and a square of 1e-300 underflows to 0.
 SCALE_FREE = {"il"}
 # Metrics defined on available cases (missing=available; docs/metrics.md#missing-values).
-AVAILABLE_CASES = {"il"}
+AVAILABLE_CASES = {"il", "dld", "id", "eigen", "il_correl", "il_variables"}
 EXTREME = 1e150  # |x| above (or nonzero below 1/EXTREME): its square leaves float64's normal range
 
 
@@ -133,7 +133,7 @@ def evaluate(ctx: EvalContext, names) -> dict[str, float]:
     if ctx.observed is not None:
         other = [name for name in names if name not in AVAILABLE_CASES]
         if other:
-            raise UserError(f"metric {other[0]} is not defined on data with missing values yet; on available "
+            raise UserError(f"metric {other[0]} is not defined on data with missing values; on available "
                             f"cases mabench computes: {', '.join(sorted(AVAILABLE_CASES))}")
     raw = [name for name in names if name not in SCALE_FREE]
     if raw:

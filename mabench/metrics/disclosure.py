@@ -24,7 +24,7 @@ from mabench.errors import UserError
 from mabench.partition import canonical_labels
 from mabench.metrics.context import EvalContext, metric
 from mabench.metrics.common import cached, choice_option, group_centroids, is_number
-from mabench.metrics import linkage
+from mabench.metrics import available, linkage
 from mabench.metrics.linkage import (SEARCHES, TIES_INCLUSIVE, TIES_INDEX, group_members, linked_per_group,
                                      subset_linked_counts)
 
@@ -95,6 +95,8 @@ def linked_count(z: np.ndarray, labels: np.ndarray, n_groups: int, ties: int = T
 
 def dld_value(ctx: EvalContext) -> float:
     def compute():
+        if ctx.observed is not None:
+            return available.dld(ctx)
         scale = choice_option(ctx, "dld_scale", "original", SCALES)
         search = choice_option(ctx, "linkage_search", "auto", SEARCHES)
         return 100.0 * linked_count(ctx.z, ctx.labels, ctx.n_groups, _ties(ctx), scale,
@@ -108,7 +110,8 @@ RLD_OPTIONS = ("key_variables", "key_variables_rule", "n_key_variables", "linkag
                "rld_mode", "rld_sizes")
 
 
-@metric("dld", doc="DLD, % of masked records whose own original is their nearest or 2nd-nearest (z-scores)",
+@metric("dld", doc="DLD, % of masked records whose own original is their nearest or 2nd-nearest (z-scores; "
+        "with missing values over the attributes both observe, scaled by d/m)",
         warm=warm_dld, options=("linkage_ties", "linkage_search", "dld_scale"))
 def dld(ctx: EvalContext) -> float:
     return dld_value(ctx)
@@ -314,13 +317,16 @@ def interval_matches(x: np.ndarray, xm: np.ndarray, percentages) -> int:
 def id_value(ctx: EvalContext) -> float:
     def compute():
         ps = id_percentages(ctx)
+        if ctx.observed is not None:
+            return available.interval_disclosure(ctx, ps, rank_window)
         n = ctx.original.shape[0]
         return 100.0 * interval_matches(ctx.original, ctx.masked, ps) / (len(ps) * n)
 
     return cached(ctx, "id", compute)
 
 
-@metric("id", doc="ID, thesis rank-interval disclosure over all variables, mean over P=1..10 % (%)", options=("id_p",))
+@metric("id", doc="ID, thesis rank-interval disclosure over all variables, mean over P=1..10 % (%; with missing "
+        "values each variable ranked over its observed records)", options=("id_p",))
 def interval_disclosure(ctx: EvalContext) -> float:
     return id_value(ctx)
 

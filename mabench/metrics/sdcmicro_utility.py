@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from mabench.kernels.methods.sdcmicro import standardized_sample
+from mabench.metrics import available
 from mabench.metrics.context import EvalContext, metric
 from mabench.metrics.common import number_option
 from mabench.metrics.sdcmicro_risk import robust_covariance
@@ -56,13 +57,16 @@ def il_correl(x: np.ndarray, xm: np.ndarray) -> float:
 
 
 def il_variables(x: np.ndarray, xm: np.ndarray) -> float:
-    """sdcMicro IL_variables for numeric variables (no missing values: mabench refuses them)."""
+    """sdcMicro IL_variables for numeric variables (complete data; missing values: metrics/available.py)."""
     n, d = x.shape
     return float(np.sum((2.0 / np.pi) * np.arctan(np.abs(x - xm))) / (n * d))
 
 
-@metric("eigen", doc="sdcMicro dUtility eigen: Σ|e−e'|/e over the eigenvalues of cor(x) and cor(x')", opt_in=True)
+@metric("eigen", doc="sdcMicro dUtility eigen: Σ|e−e'|/e over the eigenvalues of cor(x) and cor(x') (missing "
+        "values: pairwise-complete correlations)", opt_in=True)
 def eigen(ctx: EvalContext) -> float:
+    if ctx.observed is not None:
+        return _eigen_change(*available.correlations(ctx, "eigen"))
     return eigen_change(ctx.original, ctx.masked)
 
 
@@ -73,13 +77,17 @@ def robeigen(ctx: EvalContext) -> float:
     return robeigen_change(ctx.original, ctx.masked, seed)
 
 
-@metric("il_correl", doc="sdcMicro IL_correl: change of the normalized diagonal of the inverse correlation matrix",
-        opt_in=True)
+@metric("il_correl", doc="sdcMicro IL_correl: change of the normalized diagonal of the inverse correlation matrix "
+        "(missing values: pairwise-complete correlations)", opt_in=True)
 def il_correl_metric(ctx: EvalContext) -> float:
+    if ctx.observed is not None:
+        return available.il_correl(ctx)
     return il_correl(ctx.original, ctx.masked)
 
 
-@metric("il_variables", doc="sdcMicro IL_variables: mean of (2/π)·atan|x−x'| over all cells, original units",
-        opt_in=True)
+@metric("il_variables", doc="sdcMicro IL_variables: mean of (2/π)·atan|x−x'| over all cells (missing values: over "
+        "the observed cells), original units", opt_in=True)
 def il_variables_metric(ctx: EvalContext) -> float:
+    if ctx.observed is not None:
+        return available.il_variables(ctx)
     return il_variables(ctx.original, ctx.masked)

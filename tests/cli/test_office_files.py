@@ -230,3 +230,32 @@ def test_workflow_config_takes_a_file_with_columns_and_text_strata(files):
     assert built.datasets["bracket"].kind == "file"
     inputs, args = built.prepare_fixed()
     assert str(folder / "survey.sav") in inputs and survey.spec in args
+
+
+@pytest.mark.parametrize("method", ["mdav", "onedims"])
+def test_workflow_batch_with_missing_values_gives_the_apis_numbers(files, capsys, tmp_path, method):
+    """The workflow's path for the done-when file: `mabench prepare`'s copy of survey.sav with its
+    selection, then the batch that runs the cells (run_batch, what the Snakefile calls), with strata,
+    weights and missing=available: the API's and the CLI's numbers."""
+    from mabench.bench.batch import run_batch
+
+    folder, frame = files
+    api = mabench.microaggregate(frame, k=3, method=method, columns=VARIABLES, strata="region", weights="weight",
+                                 missing="available")
+    prepared = tmp_path / "survey.parquet"
+    proc = main_in_process(capsys, "prepare", f"{folder / 'survey.sav'}[columns=income+expenditure+savings]",
+                           "--out", str(prepared))
+    assert proc.returncode == 0, proc.stderr
+    cli = main_in_process(capsys, "run", method, str(folder / "survey.sav"), "-k", "3", "--columns",
+                          ",".join(VARIABLES), "--strata", "region", "--weights", "weight", "--missing", "available",
+                          "--metrics", "il,dld,id")
+    assert cli.returncode == 0, cli.stderr
+    record = json.loads(cli.stdout)
+    params = {"strata": "region", "sampling_weights": "weight", "missing": "available"}
+    run_batch(method, params, [(0, str(prepared))], [3], ("il", "dld", "id"), str(tmp_path / "cells"))
+    cell = json.loads((tmp_path / "cells" / "seed0" / "k3.json").read_text())
+    want = api.metrics(["il", "dld", "id"])
+    for name in ("il", "dld", "id"):
+        assert cell[name] == record[name] == want[name], name
+    assert cell["n_groups"] == record["n_groups"] and cell["n_strata"] == record["n_strata"] == 12
+    assert api.masked[VARIABLES].isna().equals(frame[VARIABLES].isna())

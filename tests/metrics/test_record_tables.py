@@ -95,3 +95,48 @@ def test_cli_errors_are_one_line_and_write_nothing(tmp_path, frame, capsys, monk
     proc = main_in_process(capsys, "run", "mdav", "d.csv", *args, "--out", "part.csv" if "3,4" not in args else "p{k}.csv")
     assert_user_error(proc, needle)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]
+
+
+def test_evaluate_writes_the_tables_run_writes(tmp_path, frame, capsys, monkeypatch):
+    """`mabench evaluate DATA PARTITION --risk-out --rl-pairs-out` scores a given partition and writes
+    the same bytes `mabench run` wrote for it, beside the same JSON metrics."""
+    monkeypatch.chdir(tmp_path)
+    frame.to_csv("d.csv", index=False)
+    opts = ["--option", "rmd_k=0.7", "--metrics", "rmd_risk1,rl_rate"]
+    ran = main_in_process(capsys, "run", "mdav", "d.csv", "-k", "3", "--out", "part.csv", "--risk-out", "risk_run.csv",
+                          "--rl-pairs-out", "pairs_run.csv", *opts)
+    assert ran.returncode == 0, ran.stderr
+    ev = main_in_process(capsys, "evaluate", "d.csv", "part.csv", "-k", "3", "--risk-out", "risk_ev.csv",
+                         "--rl-pairs-out", "pairs_ev.csv", "--json-out", "ev.json", *opts)
+    assert ev.returncode == 0, ev.stderr
+    assert (tmp_path / "risk_ev.csv").read_bytes() == (tmp_path / "risk_run.csv").read_bytes()
+    assert (tmp_path / "pairs_ev.csv").read_bytes() == (tmp_path / "pairs_run.csv").read_bytes()
+    assert len(pd.read_csv("risk_ev.csv")) == len(frame)
+    import json
+
+    run_record, ev_record = json.loads(ran.stdout), json.loads(ev.stdout)
+    assert ev_record["rmd_risk1"] == run_record["rmd_risk1"] and ev_record["rl_rate"] == run_record["rl_rate"]
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--risk-out", "risk.csv", "--option", "rmd_k=-1"], "rmd_k=-1"),
+    (["--rl-pairs-out", "pairs.csv", "--option", "rl_variables=[9]"], "rl_variables entry 9"),
+    (["--risk-out", "part.csv"], "--risk-out 'part.csv' is the same file as partition 'part.csv'"),
+    (["--rl-pairs-out", "d.csv"], "--rl-pairs-out 'd.csv' is the same file as data 'd.csv'"),
+    (["--risk-out", "sub"], "--risk-out 'sub': it is a folder"),
+    (["--risk-out", "d.csv/risk.csv"], "d.csv"),
+])
+def test_evaluate_table_errors_are_one_line_and_write_nothing(tmp_path, frame, capsys, monkeypatch, args, needle):
+    monkeypatch.chdir(tmp_path)
+    frame.to_csv("d.csv", index=False)
+    (tmp_path / "sub").mkdir()
+    labels = np.repeat(np.arange(30), 3)
+    pd.DataFrame({"group": labels}).to_csv("part.csv", index=False)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    proc = main_in_process(capsys, "evaluate", "d.csv", "part.csv", "-k", "3", "--metrics", "il", *args,
+                           "--json-out", "ev.json", "--rl-pairs-out" if "--rl-pairs-out" not in args else "--risk-out",
+                           "other.csv")
+    assert_user_error(proc, needle)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv", "part.csv", "sub"]
+    assert not any((tmp_path / "sub").iterdir())
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before

@@ -1,5 +1,6 @@
-"""MDAV-generic on data with missing values (``missing=available``): every record is grouped, each
-distance taken over the attributes both points observe.
+"""The MDAV family (MDAV-generic and its tails, MDAV-1, CBFS) on data with missing values
+(``missing=available``): every record is grouped, each distance taken over the attributes both
+points observe.
 
 The distance is MDAV's squared Euclidean distance on z-scores, computed over the m attributes
 observed in both points and scaled by d/m, as R's ``dist()`` does with NA ("the sum is scaled up
@@ -7,9 +8,14 @@ proportionally to the number of columns used"): with complete data it is the pla
 bit (the scale is exactly 1), so the partition is MDAV's. A pair with no attribute in common has no
 distance: it is never anyone's nearest record while one with a distance is alive, and never the
 farthest. The centroid of the remaining records is each attribute's mean over its observed values.
-The rest is MDAV-generic (Domingo-Ferrer & Torra 2005, seed file of ``algorithms/mdav.py``): pairs of
-groups while 3k or more records remain, then one group of k around the farthest record if 2k or more
-remain, then the rest; ties go to the lowest record index. O(n²·d/k) time, O(n·d) memory.
+The rest is the complete-data method's loop (the seeds and tails of ``algorithms/mdav.py``,
+``algorithms/mdav1.py``, ``algorithms/cbfs.py``; Domingo-Ferrer & Torra 2005 for MDAV-generic): pairs
+of groups (MDAV, MDAV-1) or one group (CBFS) per iteration, then the tail the method names. Where a
+tail sends fewer than k leftovers to the group with the nearest centroid, a group's centroid is the
+mean of its members' observed values (frozen before any leftover joins) and the distance is the
+same available-case one; a leftover with no attribute in common with any group's centroid joins
+group 0 (the ties rule: lowest label). Ties go to the lowest record index. O(n²·d/k) time, O(n·d)
+memory.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from mabench.kernels.core.select import keep_smallest
+from mabench.kernels.methods.mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1
 
 NO_DISTANCE = np.inf
 
@@ -96,16 +103,67 @@ def _centroid(Z, seen, alive, c, c_seen):
 
 
 @njit(cache=True, nogil=True)
-def mdav_missing_labels(Z, seen, k):
-    """Labels 0..g-1 of MDAV-generic with available-case distances; ``seen[i, j]``: Z[i, j] observed.
+def _to_nearest_groups(Z, seen, labels, n_groups):
+    """Every unlabelled record joins the group whose centroid (mean of its members' observed values,
+    frozen before any leftover joins) is nearest by the available-case distance; ties and a record
+    with nothing in common with any centroid go to the lowest label."""
+    n, d = Z.shape
+    sums = np.zeros((n_groups, d))
+    counts = np.zeros((n_groups, d), dtype=np.int64)
+    for i in range(n):
+        g = labels[i]
+        if g >= 0:
+            for j in range(d):
+                if seen[i, j]:
+                    sums[g, j] += Z[i, j]
+                    counts[g, j] += 1
+    for g in range(n_groups):
+        for j in range(d):
+            if counts[g, j] > 0:
+                sums[g, j] /= counts[g, j]
+    for i in range(n):
+        if labels[i] >= 0:
+            continue
+        best, best_v = 0, NO_DISTANCE
+        for g in range(n_groups):
+            s = 0.0
+            m = 0
+            for j in range(d):
+                if seen[i, j] and counts[g, j] > 0:
+                    t = Z[i, j] - sums[g, j]
+                    s += t * t
+                    m += 1
+            if m > 0:
+                v = s if m == d else s * (d / m)
+                if v < best_v:
+                    best, best_v = g, v
+        labels[i] = best
 
-    Ties go to the lowest record index.
+
+@njit(cache=True, nogil=True)
+def _close(Z, seen, alive, labels, g, left, k):
+    """The common last step: k or more records left form one group; fewer join their nearest groups."""
+    if left >= k:
+        for i in range(alive.size):
+            if alive[i]:
+                labels[i] = g
+                alive[i] = False
+    elif left > 0:
+        _to_nearest_groups(Z, seen, labels, g)
+
+
+@njit(cache=True, nogil=True)
+def mdav_missing_labels(Z, seen, k, tail):
+    """Labels 0..g-1 of the MDAV family with available-case distances; ``seen[i, j]``: Z[i, j]
+    observed; ``tail``: TAIL_3K (MDAV-generic), TAIL_2K (the papers' wording) or TAIL_MDAV1 (MDAV-1),
+    as in kernels/methods/mdav.py. Ties go to the lowest record index.
 
     Parameters
     ----------
     Z : (n, d) float64 — the records (z-scores; unobserved cells hold any value).
     seen : (n, d) bool — which cells are observed.
     k : int — the minimum group size.
+    tail : int — ``TAIL_3K``, ``TAIL_2K`` or ``TAIL_MDAV1``.
 
     Returns
     -------
@@ -124,7 +182,8 @@ def mdav_missing_labels(Z, seen, k):
     top_i = np.empty(max(k - 1, 1), dtype=np.int64)
     left = n
     g = 0
-    while left >= 3 * k:
+    stop = 3 * k if tail == TAIL_3K else 2 * k
+    while left >= stop:
         r = _first_seed(Z, seen, alive, c, c_seen, dist, p, p_seen, dist_r)
         s = _farthest(dist_r, alive)
         left -= _take(dist_r, alive, r, k, labels, g, top_d, top_i)
@@ -136,13 +195,53 @@ def mdav_missing_labels(Z, seen, k):
         _distances_to(Z, seen, alive, p, p_seen, dist)
         left -= _take(dist, alive, s, k, labels, g, top_d, top_i)
         g += 1
-    if left >= 2 * k:
+    if left >= (2 * k if tail == TAIL_3K else k) and tail != TAIL_2K:
         r = _first_seed(Z, seen, alive, c, c_seen, dist, p, p_seen, dist_r)
         left -= _take(dist_r, alive, r, k, labels, g, top_d, top_i)
         g += 1
-    if left > 0:
-        for i in range(n):
-            if alive[i]:
-                labels[i] = g
+    _close(Z, seen, alive, labels, g, left, k)
+    return labels
+
+
+@njit(cache=True, nogil=True)
+def cbfs_missing_labels(Z, seen, k, tail_group, fixed_centroid):
+    """Labels 0..g-1 of CBFS with available-case distances: while k (tail_group: 2k) or more records
+    remain, the one farthest from the centroid (of the remaining records, or with ``fixed_centroid``
+    of all records; each attribute's mean over its observed values) joins its k-1 nearest.
+
+    Parameters
+    ----------
+    Z, seen, k — as for :func:`mdav_missing_labels`.
+    tail_group, fixed_centroid : bool — as for :func:`~mabench.kernels.methods.cbfs.cbfs_labels_scan`.
+
+    Returns
+    -------
+    (n,) int64 — labels in creation order.
+    """
+    n, d = Z.shape
+    labels = np.full(n, -1, dtype=np.int64)
+    alive = np.ones(n, dtype=np.bool_)
+    dist = np.empty(n)
+    dist_r = np.empty(n)
+    c = np.empty(d)
+    c_seen = np.empty(d, dtype=np.bool_)
+    p = np.empty(d)
+    p_seen = np.empty(d, dtype=np.bool_)
+    top_d = np.empty(max(k - 1, 1))
+    top_i = np.empty(max(k - 1, 1), dtype=np.int64)
+    _centroid(Z, seen, alive, c, c_seen)
+    left = n
+    g = 0
+    stop = 2 * k if tail_group else k
+    while left >= stop:
+        if not fixed_centroid:
+            _centroid(Z, seen, alive, c, c_seen)
+        _distances_to(Z, seen, alive, c, c_seen, dist)
+        r = _farthest(dist, alive)
+        for j in range(d):
+            p[j], p_seen[j] = Z[r, j], seen[r, j]
+        _distances_to(Z, seen, alive, p, p_seen, dist_r)
+        left -= _take(dist_r, alive, r, k, labels, g, top_d, top_i)
         g += 1
+    _close(Z, seen, alive, labels, g, left, k)
     return labels
