@@ -3,7 +3,7 @@
 * ``core/`` — :mod:`~.core.buffer` (the work buffer of remaining records: compaction, running
   centroid sums, scratch), :mod:`~.core.distances` (distance passes, the farthest remaining record),
   :mod:`~.core.nearest` (a record with its k−1 nearest remaining records), :mod:`~.core.select` (the
-  m nearest among the alive slots), :mod:`~.core.groups` (centroids, SSE, leftovers to the nearest
+  m nearest among the alive slots; the one insertion step of every "k smallest so far" list), :mod:`~.core.groups` (centroids, SSE, leftovers to the nearest
   group), :mod:`~.core.aggregate` (the value a group publishes), :mod:`~.core.counter` (progress);
 * ``spatial/`` — :mod:`~.spatial.kdtree` (a static k-d tree with deletions, :class:`KDTree`),
   :mod:`~.spatial.treegroups` (the MDAV family's and CBFS's group steps answered by the tree),

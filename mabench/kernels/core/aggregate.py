@@ -102,7 +102,22 @@ def _mean(buf, lo, hi):
 
 @njit(cache=True)
 def group_statistic(X, starts, members, measure, trim, weights, use_weights):
-    """(n_groups, d) statistic of each group's values; groups in CSR layout (starts, members)."""
+    """(n_groups, d) statistic of each group's values; groups in CSR layout (starts, members).
+
+    Parameters
+    ----------
+    X : (n, d) float64 — the values, in the units published.
+starts : (n_groups + 1,) int64 — group g's members are ``members[starts[g]:starts[g + 1]]`` (:func:`group_layout`).
+    members : (n,) int64 — record ids, group by group.
+    measure : int — ``MEAN``, ``MEDIAN``, ``TRIM`` or ``ONESTEP`` (the index into ``MEASURES``).
+    trim : float — the fraction trimmed at each end (``TRIM`` only).
+    weights : (n,) float64 — sampling weights (read only when ``use_weights``; may be empty otherwise).
+    use_weights : bool — whether ``mean`` and ``median`` are weighted.
+
+    Returns
+    -------
+    (n_groups, d) float64 — each group's statistic per column, as defined in the module docstring.
+    """
     n_groups = starts.size - 1
     d = X.shape[1]
     out = np.empty((n_groups, d))
@@ -178,7 +193,25 @@ def group_statistic(X, starts, members, measure, trim, weights, use_weights):
 
 @njit(cache=True)
 def group_layout(labels, n_groups):
-    """CSR layout of a partition by a counting sort: members[starts[g]:starts[g+1]] = records of g, ascending."""
+    """CSR layout of a partition by a counting sort: members[starts[g]:starts[g+1]] = records of g, ascending.
+
+    Parameters
+    ----------
+    labels : (n,) int64 — each record's group, 0..n_groups-1.
+    n_groups : int — how many groups.
+
+    Returns
+    -------
+    starts : (n_groups + 1,) int64 — offsets into ``members``.
+    members : (n,) int64 — record ids, group by group, ascending inside a group.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> starts, members = group_layout(np.array([1, 0, 1, 0]), 2)
+    >>> starts.tolist(), members.tolist()
+    ([0, 2, 4], [1, 3, 0, 2])
+    """
     starts = np.zeros(n_groups + 1, dtype=np.int64)
     for i in range(labels.size):
         starts[labels[i] + 1] += 1
@@ -194,7 +227,27 @@ def group_layout(labels, n_groups):
 
 def aggregate(X: np.ndarray, labels: np.ndarray, n_groups: int, measure: str = "mean", trim: float = 0.0,
               weights: np.ndarray | None = None) -> np.ndarray:
-    """Each group's published values (n_groups, d) in the units of ``X``."""
+    """Each group's published values (n_groups, d) in the units of ``X``.
+
+    Parameters
+    ----------
+    X : (n, d) array_like of float — the values, in the units published (not z-scores).
+    labels : (n,) array_like of int — each record's group, 0..n_groups-1.
+    n_groups : int — how many groups.
+    measure : {"mean", "median", "trim", "onestep"}, default "mean" — sdcMicro's ``measure`` (module docstring).
+    trim : float, default 0.0 — with ``"trim"``: the fraction dropped at each end.
+    weights : (n,) array_like of float, optional — sampling weights for the weighted mean and median.
+
+    Returns
+    -------
+    (n_groups, d) float64 — row g is the value group g publishes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> aggregate(np.array([[1.0], [2.0], [10.0], [4.0]]), np.array([0, 0, 1, 1]), 2).ravel().tolist()
+    [1.5, 7.0]
+    """
     X = np.ascontiguousarray(X, dtype=np.float64)
     labels = np.ascontiguousarray(labels, dtype=np.int64)
     starts, members = group_layout(labels, n_groups)

@@ -137,7 +137,18 @@ def centroid(W, ids, alive, slots, left, sums, c):
 
 @njit(cache=True)
 def forget(W, slot, sums):
-    """Take the record in ``slot`` of W (d, n) out of the running column sums ``sums`` (d,)."""
+    """Take the record in ``slot`` of W (d, n) out of the running column sums ``sums`` (d,).
+
+    Parameters
+    ----------
+    W : (d, n) float64 — the work buffer (:func:`work_buffer`).
+    slot : int — the slot leaving.
+    sums : (d,) float64 — the running column sums of the remaining records (updated in place).
+
+    Returns
+    -------
+    None
+    """
     for j in range(W.shape[0]):
         sums[j] -= W[j, slot]
 

@@ -14,9 +14,28 @@ GROUPED = np.zeros(2, dtype=np.int64)
 
 
 def clear() -> None:
+    """Reset the progress counter to (0, 0), before a kernel that reports starts.
+
+    Parameters
+    ----------
+    None
+
+    Returns
+    -------
+    None
+    """
     GROUPED[:] = 0
 
 
 def read() -> tuple[int, int]:
-    """(records grouped, records) of the kernel running now; (0, 0) when none reports."""
+    """(records grouped, records) of the kernel running now; (0, 0) when none reports.
+
+    Parameters
+    ----------
+    None
+
+    Returns
+    -------
+    (int, int) — records grouped and records in all, as last stored.
+    """
     return int(GROUPED[0]), int(GROUPED[1])

@@ -83,6 +83,10 @@ def sqdist_serial(W, m, p, dist):
     W, m : the work buffer (d, n) float64 and the slots in use.
     p : (d,) float64 — the point.
     dist : (n,) float64 — filled: its first m entries.
+
+    Returns
+    -------
+    None
     """
     for i in range(m):
         dist[i] = 0.0
@@ -115,8 +119,41 @@ def sq_between(Z, i, j):
 
 
 @njit(cache=True)
+def sqdist_to(Z, x, means, g):
+    """Squared distance of record ``x`` to row ``g`` of ``means`` (a group's centroid), the differences
+    squared and added in attribute order.
+
+    Parameters
+    ----------
+    Z, x : (n, d) float64, int — the records and one of them.
+    means, g : (c, d) float64, int — the centroids and one of them.
+
+    Returns
+    -------
+    float — ``sum_j (Z[x, j] - means[g, j])**2``.
+    """
+    d = Z.shape[1]
+    s = 0.0
+    for j in range(d):
+        t = Z[x, j] - means[g, j]
+        s += t * t
+    return s
+
+
+@njit(cache=True)
 def load_point(W, pos, p):
-    """p := the values of slot ``pos`` of the work buffer W (d, n)."""
+    """p := the values of slot ``pos`` of the work buffer W (d, n).
+
+    Parameters
+    ----------
+    W : (d, n) float64 — the work buffer.
+    pos : int — the slot.
+    p : (d,) float64 — filled with the slot's values.
+
+    Returns
+    -------
+    None
+    """
     for j in range(W.shape[0]):
         p[j] = W[j, pos]
 

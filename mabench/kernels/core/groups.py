@@ -6,6 +6,7 @@ import numpy as np
 from numba import njit
 
 from mabench.kernels.core.buffer import UNASSIGNED
+from mabench.kernels.core.distances import sqdist_to
 from mabench.kernels.core.nearest import label_rest
 
 @njit(cache=True)
@@ -52,7 +53,7 @@ def assign_leftovers(Z, labels, n_groups):
     -------
     None.
     """
-    n, d = Z.shape
+    n = Z.shape[0]
     means, _ = group_means(Z, labels, n_groups)
     for i in range(n):
         if labels[i] != UNASSIGNED:
@@ -60,10 +61,7 @@ def assign_leftovers(Z, labels, n_groups):
         best = -1
         best_v = np.inf
         for g in range(n_groups):
-            s = 0.0
-            for j in range(d):
-                t = Z[i, j] - means[g, j]
-                s += t * t
+            s = sqdist_to(Z, i, means, g)
             if s < best_v:
                 best_v = s
                 best = g
@@ -102,6 +100,24 @@ def sse(Z, labels, n_groups):
     float — Σ of squared distances to the group means.
     """
     means, _ = group_means(Z, labels, n_groups)
+    return total_sse(Z, labels, means)
+
+
+@njit(cache=True)
+def total_sse(Z, labels, means):
+    """SSE of a partition whose centroids are given: the squared distance of every record to its
+    group's row of ``means``, added record by record in attribute order.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels : (n,) int64 — each record's group, 0..c-1.
+    means : (c, d) float64 — the groups' centroids.
+
+    Returns
+    -------
+    float — the sum of squared distances to the group centroids.
+    """
     n, d = Z.shape
     total = 0.0
     for i in range(n):

@@ -14,7 +14,27 @@ def eigh_jacobi(A: np.ndarray, values: np.ndarray, vectors: np.ndarray, work: np
     """Eigenvalues and eigenvectors (columns) of the symmetric ``A`` by cyclic Jacobi rotations
     (Rutishauser's formulation, as Numerical Recipes' ``jacobi``): sweeps over the pairs (i, j),
     i < j, in row order until every off-diagonal element is 0 or negligible next to both diagonal
-    elements. ``work`` (p, p) is scratch; ``A`` is left as it is. Values are not sorted."""
+    elements. ``work`` (p, p) is scratch; ``A`` is left as it is. Values are not sorted.
+
+    Parameters
+    ----------
+    A : (p, p) float64 — a symmetric matrix (not changed).
+    values : (p,) float64 — filled: the eigenvalues, unsorted.
+    vectors : (p, p) float64 — filled: the eigenvectors, column i for ``values[i]``.
+    work : (p, p) float64 — scratch.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> vals, vecs, work = np.empty(2), np.empty((2, 2)), np.empty((2, 2))
+    >>> eigh_jacobi(np.array([[2.0, 1.0], [1.0, 2.0]]), vals, vecs, work)
+    >>> sorted(np.round(vals, 12).tolist())
+    [1.0, 3.0]
+    """
     p = A.shape[0]
     for i in range(p):
         for j in range(p):
@@ -74,7 +94,18 @@ def inverse_logdet(cov: np.ndarray, precision: np.ndarray, values: np.ndarray, v
                    work: np.ndarray) -> float:
     """log det(cov), and its inverse into ``precision``. Eigenvalues at or below p·eps·(largest) count
     as 0: the log-determinant is then -inf and ``precision`` the pseudo-inverse (their directions
-    dropped, as scikit-learn's ``pinvh``); a zero matrix gives a zero precision."""
+    dropped, as scikit-learn's ``pinvh``); a zero matrix gives a zero precision.
+
+    Parameters
+    ----------
+    cov : (p, p) float64 — a symmetric positive semi-definite matrix (not changed).
+    precision : (p, p) float64 — filled: the (pseudo-)inverse of ``cov``.
+    values, vectors, work : (p,), (p, p), (p, p) float64 — scratch for :func:`eigh_jacobi`.
+
+    Returns
+    -------
+    float — log det(cov); -inf when ``cov`` is singular (by the cutoff above).
+    """
     p = cov.shape[0]
     eigh_jacobi(cov, values, vectors, work)
     top = 0.0

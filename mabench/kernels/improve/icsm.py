@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mabench.kernels.core.distances import sq_between
 from mabench.kernels.improve.localsearch import EPS, apply_move, apply_swap, r1, r2, r3, sqdist_to, swap_cost  # noqa: F401
 from mabench.kernels.spatial.mst import farthest_from_centroid
 
@@ -52,6 +53,21 @@ def simple_heuristic(Z, k, kmax, labels, sizes, means, members, pos, pool_n, kee
     r1(x,q,y)+r1(y,p,x), every migration of x into G_q with negative cost r2(x,q)+r3(x,p)
     (size guards: |G_p| > k, |G_q| < kmax). ``pool_b >= 0`` marks an exchange with record b,
     ``pool_b = -1 - q`` a migration into group q. Scan order: records by index, partners after.
+
+    Seed: 003_58f0e37d459aa4df.txt §4.1 (Algorithm 3).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    k, kmax : int — the group size limits.
+labels, sizes, means, members, pos : arrays — the group state
+        (:func:`~mabench.kernels.improve.localsearch.group_state`), updated.
+    pool_n : int — the pool's size.
+    keep_best : bool — keep the ``pool_n`` best candidates (else the first found).
+
+    Returns
+    -------
+    (int, float) — changes applied and the SSE change.
     """
     n, d = Z.shape
     c = sizes.shape[0]
@@ -122,8 +138,22 @@ def tour(Z, labels, sizes, members):
     """Records ordered group by group (§4.2): start with the group of the record farthest from
     the global centroid; inside a group, nearest-point-next from its first record; the next
     group is the one holding the unvisited record nearest to the last record of the path, and
-    that record comes first. Ties go to the lowest record index."""
-    n, d = Z.shape
+    that record comes first. Ties go to the lowest record index.
+
+    Seed: 003_58f0e37d459aa4df.txt §4.2 (Algorithm 5, Tour).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels : (n,) int64 — each record's group.
+    sizes : (c,) int64 — group sizes.
+    members : (c, cap) int64 — each group's records.
+
+    Returns
+    -------
+    (n,) int64 — the records in tour order.
+    """
+    n = Z.shape[0]
     far = farthest_from_centroid(Z)
     path = np.empty(n, dtype=np.int64)
     visited = np.zeros(n, dtype=np.bool_)
@@ -143,10 +173,7 @@ def tour(Z, labels, sizes, members):
                 y = members[g, s]
                 if visited[y]:
                     continue
-                v = 0.0
-                for j in range(d):
-                    t = Z[cur, j] - Z[y, j]
-                    v += t * t
+                v = sq_between(Z, cur, y)
                 if v < best_v or (v == best_v and y < best):
                     best_v = v
                     best = y
@@ -161,10 +188,7 @@ def tour(Z, labels, sizes, members):
         for y in range(n):
             if visited[y]:
                 continue
-            v = 0.0
-            for j in range(d):
-                t = Z[cur, j] - Z[y, j]
-                v += t * t
+            v = sq_between(Z, cur, y)
             if v < best_v:
                 best_v = v
                 best = y
@@ -176,7 +200,19 @@ def tour(Z, labels, sizes, members):
 @njit(cache=True)
 def slide_update(sse_old, c, a, b, k):
     """Window of k records slides: a leaves, b enters. Updates the centroid c in place and
-    returns the new SSE: ΔSSE = Σ_l Δ_l ((1 − k) Δ_l + 2k (b_l − c_new,l)) / k, Δ = b − a."""
+    returns the new SSE: ΔSSE = Σ_l Δ_l ((1 − k) Δ_l + 2k (b_l − c_new,l)) / k, Δ = b − a.
+
+    Parameters
+    ----------
+    sse_old : float — the window's SSE.
+    c : (d,) float64 — the window's centroid (updated).
+    a, b : (d,) float64 — the record leaving and the record entering.
+    k : int — the window size.
+
+    Returns
+    -------
+    float — the new SSE.
+    """
     d = c.shape[0]
     s = 0.0
     for j in range(d):
@@ -188,7 +224,19 @@ def slide_update(sse_old, c, a, b, k):
 
 @njit(cache=True)
 def grow_update(sse_old, c, x, m):
-    """A group of m records gains x: SSE += m/(m+1) ‖c − x‖², then c += (x − c)/(m+1)."""
+    """A group of m records gains x: SSE += m/(m+1) ‖c − x‖², then c += (x − c)/(m+1).
+
+    Parameters
+    ----------
+    sse_old : float — the group's SSE.
+    c : (d,) float64 — its centroid (updated).
+    x : (d,) float64 — the record joining.
+    m : int — the group's size before.
+
+    Returns
+    -------
+    float — the group's SSE once x has joined (``c`` is then its centroid).
+    """
     d = c.shape[0]
     s = 0.0
     for j in range(d):
@@ -203,7 +251,17 @@ def grow_update(sse_old, c, x, m):
 def window_costs(Zp, k, kmax):
     """W[i, L − k] = SSE of the L records Zp[i .. i+L−1] of the closed tour, L = k..kmax.
 
-    The size-k windows slide along the tour; larger windows grow from them."""
+    The size-k windows slide along the tour; larger windows grow from them.
+
+    Parameters
+    ----------
+    Zp : (m, d) float64 — the records in tour order; positions wrap around (the tour is closed).
+    k, kmax : int — the group size limits.
+
+    Returns
+    -------
+    (m, kmax - k + 1) float64
+    """
     m, d = Zp.shape
     nl = kmax - k + 1
     W = np.empty((m, nl))
@@ -232,6 +290,19 @@ def tour2assignment(Z, path, k, kmax):
     DAG whose edge (i → i+L) costs the SSE of the run of L records from position i; the best
     start wins (ties: the lowest s). Returns labels (groups numbered along the tour) and SSE.
     With m < 2k the whole data set is one group.
+
+    Seed: 003_58f0e37d459aa4df.txt §4.2 (Algorithm 5, Tour2Assignment).
+
+    Parameters
+    ----------
+    Z : (m, d) float64 — the records.
+    path : (m,) int64 — the tour (:func:`tour`).
+    k, kmax : int — the group size limits.
+
+    Returns
+    -------
+    labels : (m,) int64
+    sse : float
     """
     m, d = Z.shape
     labels = np.empty(m, dtype=np.int64)
@@ -281,7 +352,21 @@ def tour2assignment(Z, path, k, kmax):
 # ------------------------------------------------------------------ ComplexHeuristic
 @njit(cache=True)
 def group_scores(Z, labels, sizes, means):
-    """Score(G_p) = Σ_{x∈G_p, y∉G_p} r1(x, G_q, y) − Σ_{x∈G_p, y∉G_p} r1(y, G_p, x) (Eq. 7)."""
+    """Score(G_p) = Σ_{x∈G_p, y∉G_p} r1(x, G_q, y) − Σ_{x∈G_p, y∉G_p} r1(y, G_p, x) (Eq. 7).
+
+    Seed: 003_58f0e37d459aa4df.txt §4.1 (Eq. 7). O(n²·d): the reference for :func:`group_scores_fast`.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels : (n,) int64
+    sizes : (c,) int64
+    means : (c, d) float64 — the group state.
+
+    Returns
+    -------
+    (c,) float64 — each group's score.
+    """
     n = Z.shape[0]
     c = sizes.shape[0]
     score = np.zeros(c)
@@ -323,6 +408,14 @@ def group_scores_fast(Z, labels, sizes, means):
     With f_q = (|G_q| − 1)/|G_q| and sums over y outside G_p:
     Σ_y r1(x, G_q, y) = −2 (SSE − SSE_p) + ‖x‖² Σ f_q − 2 x·Σ f_q y + Σ f_q ‖y‖²  (Σ_{y∈G_q} (y − ḡ_q) = 0);
     Σ_y r1(y, G_p, x) = 2 (Y − m x)·(x − ḡ_p) + f_p (Σ ‖y‖² − 2 x·Y + m ‖x‖²), Y = Σ y, m = n − |G_p|.
+
+    Parameters
+    ----------
+    Z, labels, sizes, means — as for :func:`group_scores`.
+
+    Returns
+    -------
+    (c,) float64 — Score(G_p) for every group p.
     """
     n, d = Z.shape
     c = sizes.shape[0]
@@ -387,6 +480,19 @@ def complex_heuristic(Z, k, kmax, labels, sizes, means, members, pos, score_all)
 
     Record → record weights are evaluated as (2 − 2f_q) u·v − 2 u·ḡ_q + f_q ‖u‖² + b_v with
     b_v = −2‖v‖² + 2 v·ḡ_q + f_q ‖v‖² (= r1(u, q, v) expanded; f_q = (|G_q| − 1)/|G_q|).
+
+    Seed: 003_58f0e37d459aa4df.txt §4.1 (Algorithm 4).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    k, kmax : int — the group size limits.
+    labels, sizes, means, members, pos : arrays — the group state, updated.
+    score_all : bool — try every group in Score order (else only the lowest).
+
+    Returns
+    -------
+    (int, float) — records moved and the SSE change.
     """
     n, d = Z.shape
     c = sizes.shape[0]

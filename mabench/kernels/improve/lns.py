@@ -25,7 +25,17 @@ RMAX = 16  # largest region the DP accepts: 2^16 masks × d sums in scratch
 
 
 def scratch(d: int, rmax: int = RMAX):
-    """Work arrays for :func:`region_optimum` on regions of up to ``rmax`` records."""
+    """Work arrays for :func:`region_optimum` on regions of up to ``rmax`` records.
+
+    Parameters
+    ----------
+    d : int — attributes.
+    rmax : int, default RMAX — the largest region.
+
+    Returns
+    -------
+    tuple — ``(sums, sqsum, best, choice)`` of shapes (2**rmax, d), (2**rmax,), (2**rmax,), (2**rmax,).
+    """
     size = 1 << rmax
     return (np.empty((size, d)), np.empty(size), np.empty(size), np.empty(size, dtype=np.int64))
 
@@ -44,7 +54,21 @@ def region_optimum(Zr, k, kmax, sums, sqsum, best, choice, out):
     """Optimal partition of the R records of ``Zr`` into groups of k..kmax records.
 
     Writes group ids 0.. into ``out[:R]`` and returns (SSE, groups); SSE = inf if R < k
-    (no feasible partition)."""
+    (no feasible partition).
+
+    Exact by a dynamic program over the subsets of the region (O(3^R)).
+
+    Parameters
+    ----------
+    Zr : (R, d) float64 — the region's records (R <= rmax of the scratch).
+    k, kmax : int — the group size limits.
+    sums, sqsum, best, choice : arrays — :func:`scratch`.
+    out : (>= R,) int64 — filled: group ids.
+
+    Returns
+    -------
+    (float, int) — SSE and the number of groups.
+    """
     R, d = Zr.shape
     full = (1 << R) - 1
     centre = np.zeros(d)  # d floats once per region, not per mask
@@ -133,7 +157,22 @@ def _take_group(g, members, sizes, region, r, region_groups, ng):
 def pick_region(Z, labels, sizes, means, members, seed_group, rmax, order_g, order_d, region, region_groups):
     """The seed group plus its nearest groups by centroid while the records fit in ``rmax``.
 
-    Fills ``region`` with record ids and ``region_groups`` with group ids; returns (records, groups)."""
+    Fills ``region`` with record ids and ``region_groups`` with group ids; returns (records, groups).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels, sizes, means, members : arrays — the group state.
+    seed_group : int — the group the region grows from.
+    rmax : int — the largest region.
+    order_g, order_d : (c,) int64, (c,) float64 — scratch.
+    region : (>= rmax,) int64 — filled: record ids.
+    region_groups : (c,) int64 — filled: group ids.
+
+    Returns
+    -------
+    (int, int) — records and groups in the region.
+    """
     c, d = means.shape
     for g in range(c):
         s = 0.0
@@ -188,13 +227,36 @@ PAIR_RMAX = 22  # two-group regions for large k: C(21, 10) ≈ 3.5·10^5 splits 
 
 def region_limit(k: int) -> int:
     """The largest region the exact sub-solver takes at this k: the DP's RMAX while a region holds at
-    least two groups of k, else the two-group enumeration's PAIR_RMAX."""
+    least two groups of k, else the two-group enumeration's PAIR_RMAX.
+
+    Parameters
+    ----------
+    k : int — the minimum group size.
+
+    Returns
+    -------
+    int — RMAX or PAIR_RMAX.
+    """
     return RMAX if 2 * k <= RMAX else PAIR_RMAX
 
 
 def default_region(k: int) -> int:
     """The default region size: four groups' worth at k ≤ 4, three above, capped by the DP; the pair
-    limit at large k."""
+    limit at large k.
+
+    Parameters
+    ----------
+    k : int — the minimum group size.
+
+    Returns
+    -------
+    int — records per region.
+
+    Examples
+    --------
+    >>> default_region(3) == min(RMAX, 12)
+    True
+    """
     top = region_limit(k)
     return min(RMAX, 4 * k if k <= 4 else 3 * k) if top == RMAX else top
 
@@ -205,7 +267,19 @@ def pair_optimum(Zr, k, kmax, idx, out):
     group S that holds record 0: S = {0} ∪ (combination of the others), S and its complement feasible.
 
     Writes group ids into ``out[:R]``; returns (SSE, groups), SSE = inf when none is feasible.
-    Ties keep the first S in lexicographic order."""
+    Ties keep the first S in lexicographic order.
+
+    Parameters
+    ----------
+    Zr : (R, d) float64 — the region's records (R < 3k).
+    k, kmax : int — the group size limits.
+    idx : (R,) int64 — scratch.
+    out : (>= R,) int64 — filled: group ids.
+
+    Returns
+    -------
+    (float, int) — SSE and the number of groups.
+    """
     R, d = Zr.shape
     tot = np.zeros(d)
     totsq = 0.0

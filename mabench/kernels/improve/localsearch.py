@@ -26,12 +26,30 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mabench.kernels.core.distances import sqdist_to
+from mabench.kernels.core.groups import total_sse  # noqa: F401  (part of the group state's API)
+from mabench.kernels.core.select import keep_smallest
+
 EPS = 1e-10  # an improvement must lower SSE by more than this (rounding noise is ~1e-13)
 
 
 @njit(cache=True)
 def group_state(Z, labels, cap):
-    """Sizes, centroids, member lists and slots of a partition with labels 0..c-1."""
+    """Sizes, centroids, member lists and slots of a partition with labels 0..c-1.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels : (n,) int64 — 0..c-1.
+    cap : int — the member lists' capacity (>= the largest group size reachable, kmax).
+
+    Returns
+    -------
+    sizes : (c,) int64
+    means : (c, d) float64
+    members : (c, cap) int64 — padded with -1.
+    pos : (n,) int64
+    """
     n, d = Z.shape
     c = 0
     for i in range(n):
@@ -55,18 +73,20 @@ def group_state(Z, labels, cap):
 
 
 @njit(cache=True)
-def sqdist_to(Z, x, means, g):
-    d = Z.shape[1]
-    s = 0.0
-    for j in range(d):
-        t = Z[x, j] - means[g, j]
-        s += t * t
-    return s
-
-
-@njit(cache=True)
 def r1(Z, x, q, y, sizes, means):
-    """SSE change of G_q when its record y is replaced by x."""
+    """SSE change of G_q when its record y is replaced by x.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    x, y : int — the record entering and the record leaving G_q.
+    q : int — the group.
+    sizes, means : (c,) int64, (c, d) float64 — the group state.
+
+    Returns
+    -------
+    float
+    """
     d = Z.shape[1]
     f = (sizes[q] - 1) / sizes[q]
     s = 0.0
@@ -78,21 +98,56 @@ def r1(Z, x, q, y, sizes, means):
 
 @njit(cache=True)
 def r2(Z, x, q, sizes, means):
-    """SSE increase of G_q when x joins it."""
+    """SSE increase of G_q when x joins it.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    x : int — the record joining.
+    q : int — the group.
+    sizes, means : (c,) int64, (c, d) float64 — the group state.
+
+    Returns
+    -------
+    float
+    """
     s = sizes[q]
     return s * sqdist_to(Z, x, means, q) / (s + 1)
 
 
 @njit(cache=True)
 def r3(Z, x, p, sizes, means):
-    """SSE change (a decrease) of G_p when its record x leaves it."""
+    """SSE change (a decrease) of G_p when its record x leaves it.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    x : int — the record leaving.
+    p : int — its group (size >= 2).
+    sizes, means : (c,) int64, (c, d) float64 — the group state.
+
+    Returns
+    -------
+    float
+    """
     s = sizes[p]
     return -s * sqdist_to(Z, x, means, p) / (s - 1)
 
 
 @njit(cache=True)
 def swap_cost(Z, x, y, labels, sizes, means):
-    """Exact SSE change of exchanging x and y (different groups)."""
+    """Exact SSE change of exchanging x and y (different groups).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    x, y : int — records of two different groups.
+    labels, sizes, means : arrays — the group state.
+
+    Returns
+    -------
+    float
+    """
     p = labels[x]
     q = labels[y]
     d = Z.shape[1]
@@ -107,7 +162,19 @@ def swap_cost(Z, x, y, labels, sizes, means):
 
 @njit(cache=True)
 def apply_move(Z, x, q, labels, sizes, means, members, pos):
-    """Move record x into group q (centroids updated in O(d))."""
+    """Move record x into group q (centroids updated in O(d)).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    x : int — the record.
+    q : int — its new group.
+    labels, sizes, means, members, pos : arrays — the group state (updated).
+
+    Returns
+    -------
+    None
+    """
     d = Z.shape[1]
     p = labels[x]
     sp = sizes[p]
@@ -129,7 +196,18 @@ def apply_move(Z, x, q, labels, sizes, means, members, pos):
 
 @njit(cache=True)
 def apply_swap(Z, x, y, labels, sizes, means, members, pos):
-    """Exchange records x and y between their groups."""
+    """Exchange records x and y between their groups.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    x, y : int — records of two different groups.
+    labels, sizes, means, members, pos : the group state, updated.
+
+    Returns
+    -------
+    None — the state is changed in place.
+    """
     d = Z.shape[1]
     p = labels[x]
     q = labels[y]
@@ -151,26 +229,29 @@ def apply_swap(Z, x, y, labels, sizes, means, members, pos):
 
 @njit(cache=True)
 def nearest_groups(Z, x, means, exclude, L, out_g, out_d):
-    """The L groups with the nearest centroids to record x (excluding one group); returns how many."""
+    """The L groups with the nearest centroids to record x (excluding one group); returns how many.
+
+    Ties go to the lower group label.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    x : int — the record.
+    means : (c, d) float64 — the centroids.
+    exclude : int — a group left out (-1: none).
+    L : int — how many (>= 1).
+    out_g, out_d : (>= L,) int64, float64 — filled: groups and squared distances, ascending.
+
+    Returns
+    -------
+    int — how many were found.
+    """
     c = means.shape[0]
     m = 0
     for g in range(c):
         if g == exclude:
             continue
-        v = sqdist_to(Z, x, means, g)
-        if m < L:
-            i = m
-            m += 1
-        elif v < out_d[m - 1]:
-            i = m - 1
-        else:
-            continue
-        while i > 0 and out_d[i - 1] > v:
-            out_d[i] = out_d[i - 1]
-            out_g[i] = out_g[i - 1]
-            i -= 1
-        out_d[i] = v
-        out_g[i] = g
+        m = keep_smallest(out_d, out_g, m, L, sqdist_to(Z, x, means, g), g)
     return m
 
 
@@ -179,6 +260,19 @@ def best_change(Z, x, k, kmax, L, labels, sizes, means, members, cand_g, cand_d)
     """Best move or swap of x into one of its L nearest groups: (delta, kind, target).
 
     kind 0 = none, 1 = move x into group ``target``, 2 = swap x with record ``target``.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    x : int — the record.
+    k, kmax : int — the group size limits.
+    L : int — how many nearest groups.
+    labels, sizes, means, members : arrays — the group state.
+    cand_g, cand_d : (>= L,) int64, float64 — scratch.
+
+    Returns
+    -------
+    (float, int, int)
     """
     p = labels[x]
     m = nearest_groups(Z, x, means, p, L, cand_g, cand_d)
@@ -232,6 +326,20 @@ def move_swap_descent(Z, k, kmax, L, labels, sizes, means, members, pos, start, 
     applied change, the records of both groups and of their L nearest groups are queued again.
     Stops when the queue is empty (a local optimum of the neighbourhood for every queued
     record) or after ``max_changes`` changes (0 = no limit). Returns (changes, SSE change).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    k, kmax : int — the group size limits.
+    L : int — how many nearest groups.
+    labels, sizes, means, members, pos : arrays — the group state (updated).
+    start : (>= n_start,) int64 — the records queued first.
+    n_start : int — how many of ``start``.
+    max_changes : int — 0 = no limit.
+
+    Returns
+    -------
+    (int, float)
     """
     n = Z.shape[0]
     queue = np.empty(n, dtype=np.int64)
@@ -279,6 +387,19 @@ def perturb(Z, labels, sizes, means, members, pos, n_records, L, picks, partners
     ``picks[i]`` is the record, ``partners[i]`` a uniform number in [0, 1) that chooses the
     group (uniform among the L nearest) and the record in it. Swaps keep every group size, so
     the partition stays valid. Returns the touched records (both sides of each swap).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels, sizes, means, members, pos : arrays — the group state (updated).
+    n_records : int — how many exchanges.
+    L : int — how many nearest groups.
+    picks : (n_records,) int64 — the records.
+    partners : (n_records,) float64 — uniform numbers in [0, 1).
+
+    Returns
+    -------
+    (<= 2·n_records,) int64 — the touched records.
     """
     cand_g = np.empty(L + 1, dtype=np.int64)
     cand_d = np.empty(L + 1)
@@ -301,22 +422,22 @@ def perturb(Z, labels, sizes, means, members, pos, n_records, L, picks, partners
 
 
 @njit(cache=True)
-def total_sse(Z, labels, means):
-    n, d = Z.shape
-    s = 0.0
-    for i in range(n):
-        g = labels[i]
-        for j in range(d):
-            t = Z[i, j] - means[g, j]
-            s += t * t
-    return s
-
-
-@njit(cache=True)
 def dissolve(Z, g, kmax, labels, sizes, means, members, pos):
     """Move every record of group g into the group with the nearest centroid that has room
     (size < kmax), one by one; the emptied group is left with size 0 (the caller relabels).
-    Returns the moved records, or an empty array (and no change) if some record finds no room."""
+    Returns the moved records, or an empty array (and no change) if some record finds no room.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    g : int — the group dissolved.
+    kmax : int — the largest group size.
+    labels, sizes, means, members, pos : arrays — the group state (updated).
+
+    Returns
+    -------
+    (<= m,) int64 — the records moved (m = the group's size).
+    """
     c = sizes.shape[0]
     m = sizes[g]
     moved = members[g, :m].copy()

@@ -63,12 +63,35 @@ class Progress:
 def auto_rounds(n: int) -> int:
     """The round cap of ICSM when none is given (max_iterations=0): max(1000, n). ICSM stops at a local
     optimum long before this on the benchmark data (Tarragona k=3: 42 improving rounds); the cap only
-    makes the default run finite on any input the size limits allow."""
+    makes the default run finite on any input the size limits allow.
+
+    Parameters
+    ----------
+    n : int — records.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> auto_rounds(10), auto_rounds(5000)
+    (1000, 5000)
+    """
     return max(1000, int(n))
 
 
 def sst(Z: np.ndarray) -> float:
-    """The total sum of squares that IL divides by (:func:`mabench.kernels.core.groups.sst`)."""
+    """The total sum of squares that IL divides by (:func:`mabench.kernels.core.groups.sst`).
+
+    Parameters
+    ----------
+    Z : (n, d) array_like of float — the records.
+
+    Returns
+    -------
+    float
+    """
     return float(groups.sst(np.ascontiguousarray(Z, dtype=np.float64)))
 
 
@@ -99,7 +122,19 @@ class State:
 
 
 def descent(st: State, neighbours: int, start=None, max_changes: int = 0) -> int:
-    """Move/swap descent to a local optimum; returns the number of changes."""
+    """Move/swap descent to a local optimum; returns the number of changes.
+
+    Parameters
+    ----------
+    st : State — the partition (updated).
+    neighbours : int — how many nearest groups a record may move or swap into.
+    start : (m,) array_like of int, optional — the records queued first (default: all).
+    max_changes : int, default 0 — 0 = no limit.
+
+    Returns
+    -------
+    int
+    """
     n = st.Z.shape[0]
     if start is None:
         start = np.arange(n, dtype=np.int64)
@@ -120,6 +155,24 @@ def icsm(st: State, pool_n: int = 100, pool: str = "best", max_iterations: int =
     round changes nothing. Outer loop: ComplexHeuristic, until it finds no negative cycle and
     the inner loop nothing. ``max_iterations`` (0 = no limit) caps the rounds of both loops
     together; the count returned is the rounds that improved (the paper's "Iterations").
+
+    Seed: 003_58f0e37d459aa4df.txt §4.1-4.2 (Algorithms 2-5).
+
+    Parameters
+    ----------
+    st : State — the partition (updated).
+    pool_n : int, default 100 — simpleHeuristic's pool size.
+    pool : {"best", "first"}, default "best" — which candidates the pool keeps.
+    max_iterations : int, default 0 — the round cap (0: none).
+    complex_sources : {"score", "all"}, default "score" — complexHeuristic's sources.
+    tour2assignment : bool, default True — whether the inner loop runs Tour2Assignment.
+    trace : Trace, optional — the anytime trace (appended to).
+    deadline : float, optional — a ``time.perf_counter()`` value to stop at.
+    use_complex : bool, default True — whether the outer loop runs ComplexHeuristic.
+
+    Returns
+    -------
+    int
     """
     Z, k, kmax = st.Z, st.k, st.kmax
     improving = 0
@@ -186,6 +239,25 @@ def iterate(st: State, improve, restarts: int, budget: float, perturb: int, neig
     With probability ``dissolve`` a restart instead dissolves a random group into the nearest
     groups with room (the number of groups drops by one; the descent may then split others).
     Returns (best labels, best SSE, restarts done).
+
+    Parameters
+    ----------
+    st : State — the partition (updated to the best).
+    improve : callable — ``improve(st)``, the improver run after each perturbation.
+    restarts : int — how many restarts (0 with a budget: no limit).
+    budget : float — seconds (0: none).
+    perturb : int — the most records exchanged per restart.
+    neighbours : int — how many nearest groups.
+    rng : numpy.random.Generator — the cell's generator.
+    trace : Trace, optional — the anytime trace.
+    local : callable, optional — ``local(st, touched)``, a cheap descent before ``improve``.
+    dissolve : float, default 0.0 — the probability that a restart dissolves a group instead.
+
+    Returns
+    -------
+    labels : (n,) int64 — the best partition.
+    sse : float — its SSE.
+    restarts_done : int
     """
     best = st.copy_labels()
     best_sse = st.sse
@@ -230,7 +302,16 @@ def iterate(st: State, improve, restarts: int, budget: float, perturb: int, neig
 
 def trace_points(trace: Trace) -> list:
     """The trace as a list of [seconds, IL] (kept in the run record's ``info``; the results table
-    stores ``info`` as JSON text)."""
+    stores ``info`` as JSON text).
+
+    Parameters
+    ----------
+    trace : Trace
+
+    Returns
+    -------
+    list of [float, float]
+    """
     return [[t, round(il, 10)] for t, il in trace.points]
 
 
@@ -246,7 +327,19 @@ def begin(Z: np.ndarray, labels: np.ndarray, k: int) -> tuple:
 
 def summary(st, tr: Trace, il_init: float, iterations: int, restarts_done: int) -> tuple:
     """What an improver returns: its labels and the run record's ``info`` (iterations, restarts,
-    the initial IL, the gain over it in %, the anytime trace)."""
+    the initial IL, the gain over it in %, the anytime trace).
+
+    Parameters
+    ----------
+    st : State — the final partition.
+    tr : Trace — the anytime trace.
+    il_init : float — the starting IL.
+    iterations, restarts_done : int — the counts reported.
+
+    Returns
+    -------
+    (labels, info) — (n,) int64 and a dict.
+    """
     il = tr.il(st.sse)
     return st.labels, {"iterations": int(iterations), "restarts_done": int(restarts_done), "il_init": il_init,
                        "gain": 100.0 * (1.0 - il / il_init) if il_init > 0 else 0.0,
@@ -260,7 +353,26 @@ def lns_descent(st: State, rng: np.random.Generator, rmax: int, scratch, trace: 
     (:func:`mabench.kernels.improve.lns.region_optimum`) and keep the result when the total SSE falls.
     Passes repeat until one changes nothing (or ``max_passes``/``deadline``); returns the changes.
     With ``seeds`` (record ids, e.g. those a perturbation touched) one pass visits only their groups.
-    ``remember=False`` solves every region it visits again (the same result, slower: for tests)."""
+    ``remember=False`` solves every region it visits again (the same result, slower: for tests).
+
+    Seed: Castro, Gentile & Spagnolo-Arrizabalaga, PSD 2022 (exact re-optimisation of parts; the ``lns`` plugin's citation).
+
+    Parameters
+    ----------
+    st : State — the partition (updated).
+    rng : numpy.random.Generator — orders the groups.
+    rmax : int — the largest region.
+    scratch : tuple — :func:`mabench.kernels.improve.lns.scratch`.
+    trace : Trace, optional
+    deadline : float, optional — a ``time.perf_counter()`` value to stop at.
+    max_passes : int, default 0 — 0 = no limit.
+    seeds : array_like of int, optional — record ids whose groups one pass visits.
+    remember : bool, default True — skip regions already solved.
+
+    Returns
+    -------
+    int
+    """
     from mabench.kernels.improve import lns
 
     Z, k, kmax = st.Z, st.k, st.kmax

@@ -28,7 +28,18 @@ from mabench.kernels.core.distances import sq_between
 @njit(cache=True)
 def nearest_sq(Z, t):
     """Each record's t nearest other records: (n, t) squared distances, ascending, and (n, t) ids
-    (ties by lowest index)."""
+    (ties by lowest index).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    t : int — how many (< n).
+
+    Returns
+    -------
+    near : (n, t) float64
+    ids : (n, t) int64
+    """
     n = Z.shape[0]
     out = np.empty((n, t))
     ids = np.empty((n, t), dtype=np.int64)
@@ -46,6 +57,18 @@ def nearest_sq(Z, t):
 
 @njit(cache=True)
 def pair_bound(near, k):
+    """The pair lower bound on the optimal SSE: each record's k-1 nearest squared distances, summed and
+    divided by 2k (docs/bounds.md).
+
+    Parameters
+    ----------
+    near : (n, >= k - 1) float64 — :func:`nearest_sq`'s distances.
+    k : int — the minimum group size.
+
+    Returns
+    -------
+    float — the bound.
+    """
     n = near.shape[0]
     total = 0.0
     for i in range(n):
@@ -58,7 +81,17 @@ def pair_bound(near, k):
 
 @njit(cache=True)
 def pair_sq(Z, pairs):
-    """Squared distance of each pair (attribute order, as :func:`cover_pricing` computes it)."""
+    """Squared distance of each pair (attribute order, as :func:`cover_pricing` computes it).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    pairs : (m, 2) int64 — record pairs.
+
+    Returns
+    -------
+    (m,) float64
+    """
     out = np.empty(pairs.shape[0])
     for e in range(pairs.shape[0]):
         out[e] = sq_between(Z, pairs[e, 0], pairs[e, 1])
@@ -69,7 +102,21 @@ def pair_sq(Z, pairs):
 def cover_pricing(Z, u, k, cap):
     """The degree-cover dual's penalty over every pair: Σ_{i<j} max(0, u_i + u_j − d_ij²/k) (d_ij²
     summed in attribute order, as everywhere), and up to ``cap`` of the pairs (i < j) where it is
-    positive, as an (m, 2) array, with how many there were in all. O(n²·d) time, O(cap) memory."""
+    positive, as an (m, 2) array, with how many there were in all. O(n²·d) time, O(cap) memory.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    u : (n,) float64 — the dual values.
+    k : int — the minimum group size.
+    cap : int — the most pairs returned.
+
+    Returns
+    -------
+    total : float
+    pairs : (min(cap, found), 2) int64
+    found : int
+    """
     n = Z.shape[0]
     pairs = np.empty((cap, 2), dtype=np.int64)
     found = 0
@@ -90,7 +137,19 @@ def cover_pricing(Z, u, k, cap):
 def violated_triangles(n, edges, y, tol):
     """Triangles i; j, l (j < l) with y_ij + y_il − 1 − y_jl > tol, over the pairs with y > 0.
     ``edges``: (m, 2) pairs a < b, sorted by (a, b); ``y``: their LP values (a pair not in ``edges``
-    has y = 0). Returns (violation, i, j, l) as four arrays, in the order found."""
+    has y = 0). Returns (violation, i, j, l) as four arrays, in the order found.
+
+    Parameters
+    ----------
+    n : int — records.
+    edges : (m, 2) int64 — the LP's pairs.
+    y : (m,) float64 — their values.
+    tol : float — the violation threshold.
+
+    Returns
+    -------
+    (violation, i, j, l) — four arrays of equal length.
+    """
     m = edges.shape[0]
     ptr = np.zeros(n + 1, dtype=np.int64)
     for e in range(m):

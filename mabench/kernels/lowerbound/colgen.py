@@ -33,7 +33,18 @@ from mabench.kernels.core.distances import sq_between
 def nearest_prefix(Z, t):
     """(n, t+1) array P with P[r, q] = s_r(q) = sum of r's q smallest squared distances to other records,
     and (n, t) ids of those records (ascending distance, ties by lowest index): running sums of
-    :func:`mabench.kernels.lowerbound.bounds.nearest_sq`."""
+    :func:`mabench.kernels.lowerbound.bounds.nearest_sq`.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    t : int — how many nearest (< n).
+
+    Returns
+    -------
+    P : (n, t + 1) float64
+    ids : (n, t) int64
+    """
     near, ids = nearest_sq(Z, t)
     n = near.shape[0]
     P = np.zeros((n, t + 1))
@@ -47,6 +58,18 @@ def nearest_prefix(Z, t):
 
 @njit(cache=True)
 def group_sse(Z, members, m):
+    """SSE of one group, two-pass per attribute (the mean first, then the squared deviations).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    members : (>= m,) int64 — the group's records.
+    m : int — its size.
+
+    Returns
+    -------
+    float — the group's SSE.
+    """
     d = Z.shape[1]
     sse = 0.0
     for c in range(d):
@@ -78,7 +101,22 @@ def greedy_price(Z, u, nbr, k, kmax, starts=1):
     """For each record i and each s < starts: T = {i} (plus i's s-th nearest record when s > 0); add,
     up to kmax−|T| times, the neighbour (row nbr[i]) giving the lowest r(T ∪ {c}); keep the size in
     k..kmax with the lowest r(T)/|T| if negative. Returns (members (n·starts, kmax) padded −1,
-    sizes, r); size 0 = no column."""
+    sizes, r); size 0 = no column.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    u : (n,) float64 — the dual values.
+    nbr : (n, L) int64 — each record's nearest others.
+    k, kmax : int — the group size limits.
+    starts : int, default 1 — starts per record.
+
+    Returns
+    -------
+    members : (n·starts, kmax) int64
+    sizes : (n·starts,) int64
+    r : (n·starts,) float64
+    """
     n, d = Z.shape
     L = nbr.shape[1]
     out = -np.ones((n * starts, kmax), dtype=np.int64)
@@ -163,7 +201,24 @@ def _smallest_sum(vals, lo, hi, cnt, buf):
 
 def cut_index(cuts, n):
     """Subset-row cuts (an (m, 3) array of records) by record, for :func:`certified_price`:
-    (cut_ptr, cut_ids) with record i's cuts at cut_ids[cut_ptr[i]:cut_ptr[i+1]], in cut order."""
+    (cut_ptr, cut_ids) with record i's cuts at cut_ids[cut_ptr[i]:cut_ptr[i+1]], in cut order.
+
+    Parameters
+    ----------
+    cuts : (m, 3) array_like of int — the cuts' records.
+    n : int — records.
+
+    Returns
+    -------
+    cut_ptr : (n + 1,) int64
+    cut_ids : (3m,) int64
+
+    Examples
+    --------
+    >>> ptr, ids = cut_index([[0, 1, 2], [1, 2, 3]], 4)
+    >>> ptr.tolist(), ids.tolist()
+    ([0, 1, 3, 5, 6], [0, 0, 1, 0, 1, 1])
+    """
     cuts = np.asarray(cuts, dtype=np.int64).reshape(-1, 3)
     records = cuts.ravel()
     order = np.argsort(records, kind="stable")
@@ -377,7 +432,22 @@ def certified_price(Z, u, k, kmax, P, node_limit, emax, maxcols, cut_ptr, cut_id
     cut_ids[cut_ptr[i]:cut_ptr[i+1]], and a group meeting a cut in two or more records pays its
     penalty pen ≥ 0 (minus the cut's dual), so r(S) = c_S − u(S) + Σ of those penalties. A node adds
     the penalties its fixed members already incur; the others are ≥ 0, so LB stays a lower bound.
-    No cuts: cut_ptr all zeros, cut_ids and pen empty."""
+    No cuts: cut_ptr all zeros, cut_ids and pen empty.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    u : (n,) float64 — the dual values.
+    k, kmax : int — the group size limits.
+    P : (n, >= kmax - 1) float64 — :func:`nearest_prefix`'s sums.
+    node_limit, emax, maxcols : int — the search's limits.
+    cut_ptr, cut_ids : arrays — :func:`cut_index`.
+    pen : (m,) float64 — the cuts' dual values.
+
+    Returns
+    -------
+    tuple — as above.
+    """
     n = Z.shape[0]
     best = 0.0
     cutmin = 0.0
@@ -429,7 +499,20 @@ def groups_below(Z, u, k, kmax, P, cut_ptr, cut_ids, pen, rho, delta, anchors, c
     accepted anchor it holds. An anchor with more than ``cap`` such groups, more than ``emax``
     candidates at a root or more than ``node_limit`` nodes in a search is not accepted: its groups
     are dropped and it stays a candidate of the anchors after it. Returns (accepted (one flag per
-    anchor), members (maxcols, kmax) padded −1, sizes, r', number of groups)."""
+    anchor), members (maxcols, kmax) padded −1, sizes, r', number of groups).
+
+    Parameters
+    ----------
+    Z, u, k, kmax, P, cut_ptr, cut_ids, pen — as for :func:`certified_price`.
+    rho : float — the certified floor.
+    delta : float — the threshold on r'(S).
+    anchors : (a,) int64 — the anchors, in order.
+    cap, emax, node_limit, maxcols : int — the limits.
+
+    Returns
+    -------
+    tuple — as above.
+    """
     n = Z.shape[0]
     out = -np.ones((maxcols, kmax), dtype=np.int64)
     sizes = np.zeros(maxcols, dtype=np.int64)

@@ -25,7 +25,22 @@ from mabench.kernels.spatial.treegroups import (REBUILD, all_alive, close_tree_t
 @njit(cache=True, nogil=True)
 def cbfs_labels_scan(Z, k, tail_group, fixed_centroid, tally=None):
     """The reference kernel: while enough records remain, r = the remaining record farthest from the
-    centroid (of the remaining records, or of the whole data set) joins its k−1 nearest."""
+    centroid (of the remaining records, or of the whole data set) joins its k−1 nearest.
+
+    Seed: 004_d1273daa16c98592.txt §IV (CBFS). Ties go to the lowest record index.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records (z-scores).
+    k : int — the minimum group size.
+    tail_group : bool — whether a last group of k is taken around the farthest record once fewer than 2k remain.
+    fixed_centroid : bool — whether the centroid is that of the whole data set (not of the remaining records).
+    tally : (2,) int64, optional — progress counter (:mod:`~mabench.kernels.core.counter`).
+
+    Returns
+    -------
+    (n,) int64 — each record's group label.
+    """
     n, d = Z.shape
     W, ids, alive = work_buffer(Z)
     labels = np.full(n, UNASSIGNED, dtype=np.int64)
@@ -70,7 +85,17 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
     iteration uses them if that record is indeed its seed and they are all still remaining (they
     are then what a fresh query returns: removing records never reorders the others); None (not
     False) for one thread, so the two-thread code is not compiled.
-    ``tally`` (kernels/core/counter.py): [records grouped, records], updated as groups form."""
+    ``tally`` (kernels/core/counter.py): [records grouped, records], updated as groups form.
+
+    Parameters
+    ----------
+    Z, k, tail_group, fixed_centroid, tally — as for :func:`cbfs_labels_scan`.
+    pair : True or None — see above (:func:`~mabench.kernels.spatial.treegroups.use_pair`).
+
+    Returns
+    -------
+    (n,) int64 — the same labels as :func:`cbfs_labels_scan`, bit for bit.
+    """
     n, d = Z.shape
     labels, ids, sums, c, p, q, top_d, top_i, near_b, pos, T, KS, KS_b = tree_start(Z, k)
     counts = np.empty(2, dtype=np.int64)
@@ -124,7 +149,19 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
 
 
 def cbfs_labels(Z, k, tail_group: bool, fixed_centroid: bool, index: str = "auto"):
-    """CBFS's partition by the kernel ``index`` names (auto: kernels/treegroups.use_tree)."""
+    """CBFS's partition by the kernel ``index`` names (auto: kernels/treegroups.use_tree).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    k : int — the minimum group size.
+    tail_group, fixed_centroid : bool — as for :func:`cbfs_labels_scan`.
+    index : {"auto", "tree", "scan"}, default "auto" — which kernel answers (never changes the partition).
+
+    Returns
+    -------
+    (n,) int64 — each record's group label.
+    """
     if use_tree(index, *Z.shape):
         return cbfs_labels_tree(Z, k, tail_group, fixed_centroid, use_pair(*Z.shape), counter.GROUPED)
     return cbfs_labels_scan(Z, k, tail_group, fixed_centroid, counter.GROUPED)

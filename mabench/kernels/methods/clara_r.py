@@ -27,6 +27,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from mabench.kernels.core.distances import sq_between
+
 LCG_MULT, LCG_ADD, LCG_MASK = 5761, 999, 0xFFFF
 
 
@@ -171,7 +173,7 @@ def _build_swap(dys: np.ndarray, kk: int) -> np.ndarray:
 @numba.njit(cache=True)
 def _assign_cost(X: np.ndarray, medoids: np.ndarray):
     """clara.c's selec: (cost, medoids reordered by first assigned record), both 1-based records."""
-    n, d = X.shape
+    n = X.shape[0]
     kk = medoids.size
     cost = 0.0
     order = np.empty(kk, dtype=np.int64)
@@ -184,9 +186,7 @@ def _assign_cost(X: np.ndarray, medoids: np.ndarray):
             r = medoids[jk] - 1
             dsum = 0.0
             if r != i:
-                for p in range(d):
-                    t = abs(X[r, p] - X[i, p])
-                    dsum += t * t
+                dsum = sq_between(X, r, i)  # clara.c squares |x_r - x_i|: the same bits
                 if jk != 0 and dsum >= dnull:
                     continue
             dnull = dsum
@@ -203,7 +203,7 @@ def _assign_cost(X: np.ndarray, medoids: np.ndarray):
 @numba.njit(cache=True)
 def _final_labels(X: np.ndarray, medoids: np.ndarray) -> np.ndarray:
     """clara.c's resul: each record to its nearest medoid (first of equal distance), 0-based labels."""
-    n, d = X.shape
+    n = X.shape[0]
     kk = medoids.size
     labels = np.empty(n, dtype=np.int64)
     for i in range(n):
@@ -211,11 +211,7 @@ def _final_labels(X: np.ndarray, medoids: np.ndarray) -> np.ndarray:
         dnull = 0.0
         for jk in range(kk):
             r = medoids[jk] - 1
-            dsum = 0.0
-            for p in range(d):
-                t = abs(X[r, p] - X[i, p])
-                dsum += t * t
-            dsum = np.sqrt(dsum)
+            dsum = np.sqrt(sq_between(X, r, i))
             if jk == 0 or dnull > dsum:
                 dnull = dsum
                 best = jk
@@ -266,7 +262,20 @@ def _clara(X: np.ndarray, kk: int, samples: int, nsam: int):
 
 def clara_r(X: np.ndarray, k: int, samples: int = 5, sampsize: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(medoids, labels) of R's ``cluster::clara(X, k)`` with its defaults: medoids 0-based record
-    indices in R's cluster order, labels 0..k-1 (R's clustering minus 1)."""
+    indices in R's cluster order, labels 0..k-1 (R's clustering minus 1).
+
+    Parameters
+    ----------
+    X : (n, d) array_like of float — the records.
+    k : int — the number of clusters.
+    samples : int, default 5 — R's ``samples``.
+    sampsize : int, optional — R's ``sampsize``; default ``min(n, 40 + 2k)``.
+
+    Returns
+    -------
+    medoids : (k,) int64 — 0-based record ids of the medoids.
+    labels : (n,) int64 — each record's cluster, 0..k-1.
+    """
     X = np.ascontiguousarray(X, dtype=np.float64)
     n = X.shape[0]
     nsam = min(n, 40 + 2 * k) if sampsize is None else int(sampsize)

@@ -14,6 +14,7 @@ from mabench.kernels.core.buffer import BLOCK, UNASSIGNED, compact, scratch, tra
 from mabench.kernels.core.distances import sqdist_serial
 from mabench.kernels.core.groups import assign_leftovers
 from mabench.kernels.core.nearest import group_around
+from mabench.kernels.core.select import keep_smallest
 
 
 @njit(cache=True)
@@ -28,18 +29,7 @@ def _nearest_list(W, alive, m, slot, L, dist, p, nd_row, ni_row):
     for i in range(m):
         if not alive[i] or i == slot:
             continue
-        v = dist[i]
-        if cnt == L and v >= nd_row[cnt - 1]:
-            continue  # not nearer than the last kept (ties keep the earlier slot)
-        pos = cnt if cnt < L else L - 1
-        while pos > 0 and nd_row[pos - 1] > v:
-            nd_row[pos] = nd_row[pos - 1]
-            ni_row[pos] = ni_row[pos - 1]
-            pos -= 1
-        nd_row[pos] = v
-        ni_row[pos] = i
-        if cnt < L:
-            cnt += 1
+        cnt = keep_smallest(nd_row, ni_row, cnt, L, dist[i], i)
     for t in range(cnt):
         nd_row[t] = np.sqrt(nd_row[t])
     return cnt
@@ -60,6 +50,16 @@ def _spread_from_list(alive, k, nd_row, ni_row, cnt):
 
 
 def list_length(k):
+    """How many nearest others each record keeps (the spread is recomputed from them after removals).
+
+    Parameters
+    ----------
+    k : int — the minimum group size.
+
+    Returns
+    -------
+    int — ``max(4k, 8)``.
+    """
     return max(4 * k, 8)
 
 
@@ -67,7 +67,21 @@ def list_length(k):
 def knn_lists(Z, k, L):
     """(spread, nd, ni, cnt): each record's sum of Euclidean distances to its k-1 nearest other
     records (ties -> lower index; summed nearest first), and its L nearest others (distances, indices,
-    count) from which the spread can be recomputed after removals."""
+    count) from which the spread can be recomputed after removals.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    k : int — the minimum group size.
+    L : int — how many nearest others to keep (:func:`list_length`).
+
+    Returns
+    -------
+    spread : (n,) float64
+    nd : (n, L) float64 — euclidean distances to the nearest others, ascending.
+    ni : (n, L) int64 — their record ids (-1 past ``cnt``).
+    cnt : (n,) int64 — how many each list holds.
+    """
     n, d = Z.shape
     W = transposed(Z)
     alive = np.ones(n, dtype=np.bool_)
@@ -89,12 +103,37 @@ def knn_lists(Z, k, L):
 
 
 def knn_spread(Z, k):
-    """Each record's sum of Euclidean distances to its k-1 nearest other records."""
+    """Each record's sum of Euclidean distances to its k-1 nearest other records.
+
+    Ties go to the lower record index.
+
+    Parameters
+    ----------
+    Z : (n, d) array_like of float — the records.
+    k : int — the neighbourhood size (the record itself and its k-1 nearest).
+
+    Returns
+    -------
+    (n,) float64 — each record's spread (the inverse of its k-density).
+    """
     return knn_lists(np.ascontiguousarray(Z, dtype=np.float64), k, list_length(k))[0]
 
 
 def density_labels(Z, k, recompute):
-    """DBA-1's partition (see :func:`_density_labels`)."""
+    """DBA-1's partition (see :func:`_density_labels`).
+
+    Seed: 004_d1273daa16c98592.txt §IV (DBA); 002_81f9d5b914b1df78.txt §2.
+
+    Parameters
+    ----------
+    Z : (n, d) array_like of float — the records.
+    k : int — the minimum group size.
+    recompute : bool — whether the spreads are recomputed over the remaining records after each group.
+
+    Returns
+    -------
+    (n,) int64 — each record's group label.
+    """
     return _density_labels(np.ascontiguousarray(Z, dtype=np.float64), k, recompute, list_length(k))
 
 

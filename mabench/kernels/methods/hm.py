@@ -38,7 +38,18 @@ from mabench.kernels.spatial.mst import farthest_from_centroid, npn_order
 
 @njit(cache=True)
 def prefix_sums(Z, order):
-    """P1[t] = Σ_{u<t} Z[order[u]] (shape (L+1, d)) and P2[t] = Σ_{u<t} ||Z[order[u]]||² (shape (L+1,))."""
+    """P1[t] = Σ_{u<t} Z[order[u]] (shape (L+1, d)) and P2[t] = Σ_{u<t} ||Z[order[u]]||² (shape (L+1,)).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    order : (L,) int64 — a sequence of record ids.
+
+    Returns
+    -------
+    P1 : (L + 1, d) float64
+    P2 : (L + 1,) float64
+    """
     L = order.size
     d = Z.shape[1]
     P1 = np.zeros((L + 1, d))
@@ -56,7 +67,17 @@ def prefix_sums(Z, order):
 
 @njit(cache=True)
 def segment_sse(P1, P2, a, b):
-    """SSE of the group of sequence positions a..b-1 (clamped at 0 against rounding)."""
+    """SSE of the group of sequence positions a..b-1 (clamped at 0 against rounding).
+
+    Parameters
+    ----------
+    P1, P2 : (L + 1, d), (L + 1,) float64 — :func:`prefix_sums` of the sequence.
+    a, b : int — the segment's first position and one past its last (b > a).
+
+    Returns
+    -------
+    float — ``(P2[b] - P2[a]) - |P1[b] - P1[a]|² / (b - a)``, at least 0.
+    """
     m = b - a
     s = 0.0
     for j in range(P1.shape[1]):
@@ -73,6 +94,21 @@ def shortest_path(P1, P2, lo, hi, k, cost, pred):
     ``cost`` and ``pred`` (float64 / int64, length >= hi + 1) are caller-owned
     scratch; on return pred[b] is the start of the last group of the best
     path to node b. Group sizes are k..2k-1 (k = 1: singletons).
+
+    Seed: 004_d1273daa16c98592.txt §IV (HM, ref. [11]): the graph whose arcs are the groups of k..2k-1
+    consecutive records, weighted by their SSE. Ties keep the shortest group (the first ``m`` tried).
+
+    Parameters
+    ----------
+    P1, P2 : (L + 1, d), (L + 1,) float64 — :func:`prefix_sums` of the sequence.
+    lo, hi : int — the first and the last node.
+    k : int — the minimum group size.
+    cost : (>= hi + 1,) float64 — scratch: the best cost to each node.
+    pred : (>= hi + 1,) int64 — filled: the start of the best path's last group to each node.
+
+    Returns
+    -------
+    float — the cost of the best path (inf when none).
     """
     cost[lo] = 0.0
     pred[lo] = -1
@@ -102,6 +138,18 @@ def path_labels(order, lo, hi, pred, labels, first_label):
 
     Positions map to records through ``order`` (a position >= n of an extended
     cyclic order names the same record as its copy). Returns the number of groups.
+
+    Parameters
+    ----------
+    order : (L,) int64 — position -> record id (modulo n for an extended cyclic order).
+    lo, hi : int — the path's ends.
+    pred : (>= hi + 1,) int64 — :func:`shortest_path`'s predecessors.
+    labels : (n,) int64 — updated: the records on the path get their groups.
+    first_label : int — the first group's label.
+
+    Returns
+    -------
+    int — the number of groups.
     """
     n_groups = 0
     b = hi
@@ -121,7 +169,19 @@ def path_labels(order, lo, hi, pred, labels, first_label):
 
 @njit(cache=True)
 def hm_labels(Z, order, k):
-    """Optimal contiguous partition of ``order`` (a permutation of the records); returns (labels, SSE)."""
+    """Optimal contiguous partition of ``order`` (a permutation of the records); returns (labels, SSE).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    order : (n,) int64 — a permutation of the records.
+    k : int — the minimum group size.
+
+    Returns
+    -------
+    labels : (n,) int64 — each record's group, numbered along ``order``.
+    sse : float — the partition's SSE by prefix sums.
+    """
     n = order.size
     P1, P2 = prefix_sums(Z, order)
     cost = np.empty(n + 1)
@@ -151,6 +211,17 @@ def sequence_of_groups(Z, labels, n_groups, how):
     * ``SEQ_CHAIN``: start with the group holding the record farthest from the centroid of all
       records, then repeatedly the unvisited group whose centroid is nearest to the last group's
       (nearest point next over the group centroids).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels : (n,) int64 — each record's group, 0..n_groups-1.
+    n_groups : int — how many groups.
+    how : int — ``SEQ_CREATION``, ``SEQ_ENDS`` or ``SEQ_CHAIN``.
+
+    Returns
+    -------
+    (n,) int64 — the records in sequence order.
     """
     n = labels.size
     rank = np.empty(n_groups, dtype=np.int64)  # position of each group in the sequence

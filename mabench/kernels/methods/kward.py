@@ -46,6 +46,21 @@ def project(Z: np.ndarray, how: str, who: str, raw: np.ndarray | None = None) ->
     IL does not depend on the scale, but z-scoring rounds, and on data with
     many tied values (Census) the rounding changes which equal Ward increases
     tie and so the partition (Census Var10: 0.00349 raw vs 0.00352 on z-scores).
+
+    Parameters
+    ----------
+    Z : (n, d) ndarray of float — the records (z-scores).
+how : {"none", "zs", "fpc"} — the projection: the one column, the sum of z-scores, or the first principal component.
+    who : str — the method's name, for the error message.
+    raw : (n, d) ndarray, optional — the original values (used with ``how="none"``).
+
+    Returns
+    -------
+    (n,) float64 — the score of each record.
+
+    Raises
+    ------
+    UserError — ``how="none"`` on more than one column.
     """
     n, d = Z.shape
     if how == "none":
@@ -66,6 +81,14 @@ def first_component(Z: np.ndarray) -> np.ndarray:
 
     Sign convention: the loading with the largest absolute value is positive
     (the first such loading when several tie).
+
+    Parameters
+    ----------
+    Z : (n, d) ndarray of float — the records (standardized).
+
+    Returns
+    -------
+    (d,) float64 — the unit loading vector.
     """
     cov = (Z.T @ Z) / Z.shape[0]
     _, vecs = np.linalg.eigh(cov)
@@ -76,7 +99,26 @@ def first_component(Z: np.ndarray) -> np.ndarray:
 
 
 def parse_theta(raw: str, who: str) -> float | None:
-    """``theta=dynamic`` -> None; otherwise a positive number."""
+    """``theta=dynamic`` -> None; otherwise a positive number.
+
+    Parameters
+    ----------
+    raw : str — the parameter's text.
+    who : str — the method's name, for the error message.
+
+    Returns
+    -------
+    float or None
+
+    Raises
+    ------
+    UserError — not a positive number nor ``dynamic``.
+
+    Examples
+    --------
+    >>> parse_theta("dynamic", "kwr"), parse_theta("0.8", "kwr")
+    (None, 0.8)
+    """
     if str(raw).strip().lower() == "dynamic":
         return None
     try:
@@ -108,6 +150,22 @@ def run_univariate(Z, k, params, who: str, diagonal: bool, recursive: bool, raw=
     and ``improvement`` = 100·(1 − own/kW) in the run record's info (the
     thesis's "Improv. (%)": a ratio, never absolute seconds). The runner's
     ``seconds`` therefore covers the repeats and the kW reference runs.
+
+    Seed: 001_26cfb99743cbb1f3.txt Ch. 3 §3.2-3.4 (Algorithms 2-4).
+
+    Parameters
+    ----------
+    Z : (n, d) ndarray of float — the records.
+    k : int — the minimum group size.
+    params : dict — the method's parameters (``projection``, ``theta``, ...).
+    who : str — the method's name.
+    diagonal, recursive : bool — kWD's diagonal merging; kWR's recursion.
+    raw : (n, d) ndarray, optional — the original values, for ``projection=none``.
+
+    Returns
+    -------
+labels or (labels, info) — (n,) int64 group labels; with ``diagonal`` or ``recursive`` also the run record's info
+        dict.
     """
     x = project(Z, params["projection"], who, raw)
     order = np.argsort(x, kind="stable")  # ties keep record order

@@ -69,7 +69,20 @@ def _shuffle_prefix(state: np.ndarray, pool: np.ndarray, count: int) -> None:
 @numba.njit(cache=True)
 def mean_cov(X: np.ndarray, rows: np.ndarray, chosen: np.ndarray, loc: np.ndarray, cov: np.ndarray) -> None:
     """Mean and covariance (divided by the count, as scikit-learn's) of the records ``rows[i]`` with
-    ``chosen[i]``, summed in the order of ``rows``."""
+    ``chosen[i]``, summed in the order of ``rows``.
+
+    Parameters
+    ----------
+    X : (n, p) float64 — the records.
+    rows : (m,) int64 — record ids.
+    chosen : (m,) bool — which of ``rows`` count.
+    loc : (p,) float64 — filled: the mean.
+    cov : (p, p) float64 — filled: the covariance.
+
+    Returns
+    -------
+    None
+    """
     p = X.shape[1]
     m = 0
     for c in range(p):
@@ -100,7 +113,20 @@ def mean_cov(X: np.ndarray, rows: np.ndarray, chosen: np.ndarray, loc: np.ndarra
 @numba.njit(cache=True)
 def distances(X: np.ndarray, rows: np.ndarray, loc: np.ndarray, precision: np.ndarray, out: np.ndarray) -> None:
     """Squared Mahalanobis distance of each record ``rows[i]`` to ``loc`` under ``precision``:
-    sum over a, b of d_a·P_ab·d_b, a then b in column order."""
+    sum over a, b of d_a·P_ab·d_b, a then b in column order.
+
+    Parameters
+    ----------
+    X : (n, p) float64 — the records.
+    rows : (m,) int64 — record ids.
+    loc : (p,) float64 — the centre.
+    precision : (p, p) float64 — the inverse covariance.
+    out : (m,) float64 — filled: the distances.
+
+    Returns
+    -------
+    None
+    """
     p = X.shape[1]
     for i in range(rows.shape[0]):
         r = rows[i]
@@ -116,7 +142,23 @@ def distances(X: np.ndarray, rows: np.ndarray, loc: np.ndarray, precision: np.nd
 @numba.njit(cache=True)
 def kth_smallest(work: np.ndarray, k: int) -> float:
     """The k-th smallest value (0-based) of ``work``, which is reordered: Hoare's selection with a
-    median-of-three pivot (equal values split evenly, so tied data stay linear)."""
+    median-of-three pivot (equal values split evenly, so tied data stay linear).
+
+    Parameters
+    ----------
+    work : (m,) float64 — the values (reordered in place).
+    k : int — 0 <= k < m.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> kth_smallest(np.array([5.0, 1.0, 3.0, 1.0]), 2)
+    3.0
+    """
     lo, hi = 0, work.shape[0] - 1
     while lo < hi:
         mid = (lo + hi) // 2
@@ -145,7 +187,19 @@ def kth_smallest(work: np.ndarray, k: int) -> float:
 
 @numba.njit(cache=True)
 def smallest(dist: np.ndarray, h: int, chosen: np.ndarray, work: np.ndarray) -> None:
-    """``chosen[i]`` for the h smallest ``dist[i]``; equal distances at the cut go to lower i."""
+    """``chosen[i]`` for the h smallest ``dist[i]``; equal distances at the cut go to lower i.
+
+    Parameters
+    ----------
+    dist : (m,) float64 — the distances.
+    h : int — how many to choose (1 <= h <= m).
+    chosen : (m,) bool — filled: the h chosen.
+    work : (>= m,) float64 — scratch.
+
+    Returns
+    -------
+    None
+    """
     m = dist.shape[0]
     for i in range(m):
         work[i] = dist[i]
@@ -173,7 +227,23 @@ def concentrate(X, rows, h, loc, cov, steps, chosen, dist, s_loc, s_cov, s_chose
     the h records of smallest distance give the next mean and covariance; at most ``steps`` times,
     stopping when the determinant does not decrease (a rise, possible only by rounding, is undone)
     or the covariance is singular (an exact fit: nothing is lower). ``loc``, ``cov``, ``chosen``
-    (over ``rows``) hold the result; returns its log-determinant."""
+    (over ``rows``) hold the result; returns its log-determinant.
+
+    Parameters
+    ----------
+    X : (n, p) float64 — the records.
+    rows : (m,) int64 — the records the C-steps run on.
+    h : int — the subset size.
+    loc, cov : (p,), (p, p) float64 — the start estimate; the result.
+    steps : int — at most this many C-steps.
+    chosen : (m,) bool — the result's h-subset.
+dist, s_loc, s_cov, s_chosen, precision, values, vectors, work, sel_work : arrays — scratch of shapes (m,), (p,), (p,
+        p), (m,), (p, p), (p,), (p, p), (p, p), (m,).
+
+    Returns
+    -------
+    float — log det of the resulting covariance (-inf for an exact fit).
+    """
     p = X.shape[1]
     m = rows.shape[0]
     previous = np.inf
@@ -210,7 +280,23 @@ def random_start(X, rows, h, state, pool, loc, cov, chosen, precision, values, v
     """R&VD 1999 §3: mean and covariance of p + 1 random records of ``rows``; while that covariance
     is singular, more random records, up to h. R&VD add one at a time; here the subset doubles,
     so that discrete data (Census: most small subsets singular) need log2(h/(p+1)) checks, not h
-    (one at a time cost 45-50 s per Census fit)."""
+    (one at a time cost 45-50 s per Census fit).
+
+    Parameters
+    ----------
+    X : (n, p) float64 — the records.
+    rows : (m,) int64 — the records drawn from.
+    h : int — the largest subset.
+    state : (1,) uint64 — the random stream's state (advanced).
+    pool : (m,) int64 — scratch.
+    loc, cov : (p,), (p, p) float64 — filled: the start estimate.
+    chosen : (m,) bool — filled: the subset drawn.
+    precision, values, vectors, work : arrays — scratch for :func:`~mabench.kernels.core.linalg.inverse_logdet`.
+
+    Returns
+    -------
+    None
+    """
     m = rows.shape[0]
     p = X.shape[1]
     for i in range(m):
@@ -252,7 +338,22 @@ def fast_mcd(X: np.ndarray, h: int, seed: np.uint64, trials: int, subset_size: i
     trials/subsets starts on each (h scaled to the subset), the ``keep`` best of each subset taken
     through ``start_steps`` C-steps on their union (the merged set). Then the ``full_keep`` best so
     far through at most ``full_steps`` C-steps on all records (fewer when the determinant stops
-    decreasing); the lowest wins (earlier candidate on ties)."""
+    decreasing); the lowest wins (earlier candidate on ties).
+
+    Parameters
+    ----------
+    X : (n, p) float64 — the records (p >= 2).
+    h : int — the subset size.
+    seed : uint64 — the random stream's seed.
+    trials, subset_size, max_subsets, keep, start_steps, full_keep, full_steps : int — the search's sizes, as above.
+    loc : (p,) float64 — filled: the raw location.
+    cov : (p, p) float64 — filled: the raw covariance.
+    support : (n,) bool — filled: the h-subset.
+
+    Returns
+    -------
+    float — the log-determinant of ``cov``.
+    """
     n, p = X.shape
     state = np.empty(1, dtype=np.uint64)
     state[0] = seed
@@ -336,7 +437,18 @@ def fast_mcd(X: np.ndarray, h: int, seed: np.uint64, trials: int, subset_size: i
 def univariate_mcd(x: np.ndarray, h: int, support: np.ndarray) -> tuple:
     """The exact MCD for one variable (R&VD 1999 §2, after Rousseeuw & Leroy 1987): of the n - h + 1
     runs of h consecutive sorted values, the one of least variance (the first on ties); sums of the
-    values centred on the median, updated as the run moves. Returns (mean, variance / h)."""
+    values centred on the median, updated as the run moves. Returns (mean, variance / h).
+
+    Parameters
+    ----------
+    x : (n,) float64 — the values.
+    h : int — the subset size.
+    support : (n,) bool — filled: the h values of the chosen run.
+
+    Returns
+    -------
+    (float, float) — the mean and the variance divided by h.
+    """
     n = x.shape[0]
     order = np.argsort(x, kind="mergesort")
     y = np.empty(n)
@@ -381,7 +493,22 @@ def univariate_mcd(x: np.ndarray, h: int, support: np.ndarray) -> tuple:
 
 def chi2_sf(x: float, dof: int) -> float:
     """P(chi2_dof > x) for a whole number of degrees of freedom, in closed form (Abramowitz &
-    Stegun 26.4.4-26.4.5): a finite sum, with erfc for odd dof."""
+    Stegun 26.4.4-26.4.5): a finite sum, with erfc for odd dof.
+
+    Parameters
+    ----------
+    x : float — the quantile.
+    dof : int — degrees of freedom (>= 1).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(chi2_sf(2.0, 2), 12)  # exp(-1)
+    0.367879441171
+    """
     if x <= 0.0:
         return 1.0
     half = 0.5 * x
@@ -402,7 +529,17 @@ def chi2_sf(x: float, dof: int) -> float:
 
 
 def chi2_isf(q: float, dof: int) -> float:
-    """The x with P(chi2_dof > x) = q, by bisection to the last bit."""
+    """The x with P(chi2_dof > x) = q, by bisection to the last bit.
+
+    Parameters
+    ----------
+    q : float — the upper tail probability, 0 < q < 1.
+    dof : int — degrees of freedom.
+
+    Returns
+    -------
+    float
+    """
     lo, hi = 0.0, float(dof) + 1.0
     while chi2_sf(hi, dof) > q:
         hi *= 2.0
@@ -418,7 +555,17 @@ def chi2_isf(q: float, dof: int) -> float:
 
 def consistency(p: int, fraction: float) -> float:
     """robustbase's ``.MCDcons(p, alpha)``: the factor that makes the covariance of the fraction
-    ``alpha`` of normal records nearest the centre consistent, alpha / P(chi2_{p+2} <= chi2_p(alpha))."""
+    ``alpha`` of normal records nearest the centre consistent, alpha / P(chi2_{p+2} <= chi2_p(alpha)).
+
+    Parameters
+    ----------
+    p : int — the number of variables.
+    fraction : float — alpha = h / n.
+
+    Returns
+    -------
+    float — the factor (1 when ``fraction`` >= 1).
+    """
     if fraction >= 1.0:
         return 1.0
     q = chi2_isf(1.0 - fraction, p)
@@ -455,7 +602,18 @@ class MCD:
 
 
 def robust_distances(X: np.ndarray, loc: np.ndarray, cov: np.ndarray) -> np.ndarray:
-    """Squared Mahalanobis distances of the rows of ``X`` (pseudo-inverse for a singular ``cov``)."""
+    """Squared Mahalanobis distances of the rows of ``X`` (pseudo-inverse for a singular ``cov``).
+
+    Parameters
+    ----------
+    X : (n, p) ndarray of float — the records.
+    loc : (p,) ndarray of float — the centre.
+    cov : (p, p) ndarray of float — the covariance.
+
+    Returns
+    -------
+    (n,) float64
+    """
     p = cov.shape[0]
     precision = np.empty((p, p))
     inverse_logdet(np.ascontiguousarray(cov), precision, np.empty(p), np.empty((p, p)), np.empty((p, p)))
@@ -467,7 +625,16 @@ def robust_distances(X: np.ndarray, loc: np.ndarray, cov: np.ndarray) -> np.ndar
 def full_steps(n: int, p: int) -> int:
     """C-steps on the full data at most, by the size n·p: FULL_STEPS up to 10^5, then 10, 9, ... 2 for
     each further 10^5, 1 above 10^6 (R&VD's FASTMCD program, kept in robustbase's Fortran: on large
-    data the merged set's candidates are already near their fixed point)."""
+    data the merged set's candidates are already near their fixed point).
+
+    Parameters
+    ----------
+    n, p : int — records and variables.
+
+    Returns
+    -------
+    int — at most this many C-steps.
+    """
     size = n * p
     if size <= 100_000:
         return FULL_STEPS
@@ -476,7 +643,21 @@ def full_steps(n: int, p: int) -> int:
 
 def support_size(n: int, p: int) -> int:
     """h = ceil((n + p + 1) / 2) (scikit-learn's default; robustbase's floor differs when n + p is
-    even), at most n."""
+    even), at most n.
+
+    Parameters
+    ----------
+    n, p : int — records and variables.
+
+    Returns
+    -------
+    int — h.
+
+    Examples
+    --------
+    >>> support_size(10, 2)
+    7
+    """
     return min(n, (n + p + 2) // 2)
 
 
@@ -487,7 +668,21 @@ def fit(X: np.ndarray, seed: int) -> MCD:
     common on discrete data) has the lowest possible determinant and wins, its distances use the
     pseudo-inverse; when at least h records coincide the raw covariance is 0, its pseudo-inverse 0,
     every raw distance 0, and the reweighting keeps every record (the classical mean and
-    covariance); with h >= n (n <= p + 1) the raw estimate is the classical one."""
+    covariance); with h >= n (n <= p + 1) the raw estimate is the classical one.
+
+    Parameters
+    ----------
+    X : (n, p) array_like of float — the records (finite).
+    seed : int — the random starts' seed.
+
+    Returns
+    -------
+    MCD — the raw and reweighted location, covariance and support.
+
+    Raises
+    ------
+    UserError — an empty table or a NaN/inf value.
+    """
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise UserError(f"the MCD needs a table of at least one record and one variable, got shape {X.shape}")
@@ -521,7 +716,18 @@ def fit(X: np.ndarray, seed: int) -> MCD:
 def first_component(X: np.ndarray, cov: np.ndarray, center: np.ndarray) -> np.ndarray:
     """Scores of the rows of ``X`` - ``center`` on the eigenvector of the largest eigenvalue of
     ``cov`` (the first such on ties), its first non-zero element made non-negative (R's
-    ``princomp(fix_sign = TRUE)``); Jacobi and ordered sums, no BLAS."""
+    ``princomp(fix_sign = TRUE)``); Jacobi and ordered sums, no BLAS.
+
+    Parameters
+    ----------
+    X : (n, p) array_like of float — the records.
+    cov : (p, p) array_like of float — the covariance whose first eigenvector is used.
+    center : (p,) array_like of float — the centre subtracted.
+
+    Returns
+    -------
+    (n,) float64 — the scores.
+    """
     p = cov.shape[0]
     values, vectors = np.empty(p), np.empty((p, p))
     eigh_jacobi(np.ascontiguousarray(cov, dtype=np.float64), values, vectors, np.empty((p, p)))

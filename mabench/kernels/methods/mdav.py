@@ -22,7 +22,21 @@ TAIL_MDAV1 = 2  # MDAV-1 (Lin et al.): pairs while >= 2k; k..2k-1 -> NN_k of the
 
 @njit(cache=True, nogil=True)
 def mdav_labels(Z, k, tail, tally=None):
-    """Two groups per iteration: around r (farthest from the centroid) and s (farthest from r)."""
+    """Two groups per iteration: around r (farthest from the centroid) and s (farthest from r).
+
+    Seed: 004_d1273daa16c98592.txt §IV (MDAV); 002_81f9d5b914b1df78.txt §3. Ties go to the lowest record index.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records (z-scores).
+    k : int — the minimum group size.
+    tail : int — ``TAIL_3K``, ``TAIL_2K`` or ``TAIL_MDAV1``: when the pair step stops and what the rest becomes.
+    tally : (2,) int64, optional — progress counter (:mod:`~mabench.kernels.core.counter`).
+
+    Returns
+    -------
+    (n,) int64 — labels 0.., two new ones per pair step.
+    """
     n, d = Z.shape
     W, ids, alive = work_buffer(Z)
     labels = np.full(n, UNASSIGNED, dtype=np.int64)
@@ -59,7 +73,17 @@ def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
     (kernels/spatial/treegroups.py): the same partition, in O(n log n)-ish time at low dimension.
     ``pair``: True to ask s's questions on a second thread while r's nearest are found
     (treegroups.far_and_near); None (not False) for one thread, so the two-thread code is not compiled.
-    ``tally`` (kernels/core/counter.py): [records grouped, records], updated as groups form."""
+    ``tally`` (kernels/core/counter.py): [records grouped, records], updated as groups form.
+
+    Parameters
+    ----------
+    Z, k, tail, tally — as for :func:`mdav_labels`.
+    pair : True or None — see above.
+
+    Returns
+    -------
+    (n,) int64 — the labels of :func:`mdav_labels`, bit for bit.
+    """
     n, d = Z.shape
     labels, ids, sums, c, p, q, top_d, top_i, near_s, pos, T, KS, KS_s = tree_start(Z, k)
     answer = np.empty(4, dtype=np.int64)
@@ -110,7 +134,19 @@ def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
 
 def mdav_partition(Z, k, tail, index="auto"):
     """The MDAV family's partition by the kernel ``index`` names (auto: kernels/treegroups.use_tree);
-    both kernels give the same labels."""
+    both kernels give the same labels.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    k : int — the minimum group size.
+    tail : int — as for :func:`mdav_labels`.
+    index : {"auto", "tree", "scan"}, default "auto" — which kernel answers.
+
+    Returns
+    -------
+    (n,) int64 — each record's group label.
+    """
     if use_tree(index, *Z.shape):
         return mdav_labels_tree(Z, k, tail, use_pair(*Z.shape), counter.GROUPED)
     return mdav_labels(Z, k, tail, counter.GROUPED)

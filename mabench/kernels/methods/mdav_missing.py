@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mabench.kernels.core.select import keep_smallest
 from mabench.kernels.methods.mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1
 
 NO_DISTANCE = np.inf
@@ -81,17 +82,7 @@ def _take(dist, alive, seed, k, labels, g, top_d, top_i):
     for i in range(dist.size if k > 1 else 0):
         if not alive[i]:
             continue
-        v = dist[i]
-        if filled == k - 1 and v >= top_d[filled - 1]:
-            continue
-        pos = filled if filled < k - 1 else k - 2
-        while pos > 0 and top_d[pos - 1] > v:
-            if pos < k - 1:
-                top_d[pos], top_i[pos] = top_d[pos - 1], top_i[pos - 1]
-            pos -= 1
-        top_d[pos], top_i[pos] = v, i
-        if filled < k - 1:
-            filled += 1
+        filled = keep_smallest(top_d, top_i, filled, k - 1, dist[i], i)
     for t in range(filled):
         alive[top_i[t]] = False
         labels[top_i[t]] = g
@@ -165,7 +156,19 @@ def _close(Z, seen, alive, labels, g, left, k):
 def mdav_missing_labels(Z, seen, k, tail):
     """Labels 0..g-1 of the MDAV family with available-case distances; ``seen[i, j]``: Z[i, j]
     observed; ``tail``: TAIL_3K (MDAV-generic), TAIL_2K (the papers' wording) or TAIL_MDAV1 (MDAV-1),
-    as in kernels/methods/mdav.py."""
+    as in kernels/methods/mdav.py. Ties go to the lowest record index.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records (z-scores; unobserved cells hold any value).
+    seen : (n, d) bool — which cells are observed.
+    k : int — the minimum group size.
+    tail : int — ``TAIL_3K``, ``TAIL_2K`` or ``TAIL_MDAV1``.
+
+    Returns
+    -------
+    (n,) int64 — each record's group label.
+    """
     n, d = Z.shape
     labels = np.full(n, -1, dtype=np.int64)
     alive = np.ones(n, dtype=np.bool_)
@@ -204,7 +207,17 @@ def mdav_missing_labels(Z, seen, k, tail):
 def cbfs_missing_labels(Z, seen, k, tail_group, fixed_centroid):
     """Labels 0..g-1 of CBFS with available-case distances: while k (tail_group: 2k) or more records
     remain, the one farthest from the centroid (of the remaining records, or with ``fixed_centroid``
-    of all records; each attribute's mean over its observed values) joins its k-1 nearest."""
+    of all records; each attribute's mean over its observed values) joins its k-1 nearest.
+
+    Parameters
+    ----------
+    Z, seen, k — as for :func:`mdav_missing_labels`.
+    tail_group, fixed_centroid : bool — as for :func:`~mabench.kernels.methods.cbfs.cbfs_labels_scan`.
+
+    Returns
+    -------
+    (n,) int64 — labels in creation order.
+    """
     n, d = Z.shape
     labels = np.full(n, -1, dtype=np.int64)
     alive = np.ones(n, dtype=np.bool_)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mabench.kernels.core.distances import sqdist_to
 from mabench.kernels.methods.mdav import TAIL_MDAV1, mdav_labels
 
 NIL = -1
@@ -105,6 +106,18 @@ def dissolve_reassign(Z, labels, k, cap, reverse, resplit):
 
     ``cap`` = 0: no size limit on receiving groups; ``reverse``: visit groups in
     reverse label order; ``resplit``: re-split groups larger than 2k-1 by MDAV-1.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels : (n,) int64 — a partition, labels 0..G-1.
+    k : int — the minimum group size.
+    cap : int — the largest size a receiving group may reach (0: none).
+    reverse, resplit : bool — as above.
+
+    Returns
+    -------
+    (n,) int64 — the refined labels.
     """
     n, d = Z.shape
     G = 0
@@ -156,10 +169,7 @@ def dissolve_reassign(Z, labels, k, cap, reverse, resplit):
                     continue
                 if cap > 0 and cnt[h] + incoming[h] + 1 > cap:
                     continue
-                s = 0.0
-                for j in range(d):
-                    u = means[h, j] - Z[x, j]
-                    s += u * u
+                s = sqdist_to(Z, x, means, h)  # (a - b)² is bit for bit (b - a)²
                 if s < best_v:
                     best_v = s
                     best = h

@@ -52,6 +52,19 @@ def _memberships(X: np.ndarray, centres: np.ndarray) -> np.ndarray:
 
 
 def cmeans(X: np.ndarray, nc: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Fuzzy c-means from ``nc`` distinct records drawn at random (e1071's ``cmeans(x, nc)``).
+
+    Parameters
+    ----------
+    X : (n, d) ndarray of float — the records.
+    nc : int — the number of clusters.
+    rng : numpy.random.Generator — the cell's generator.
+
+    Returns
+    -------
+    labels : (n,) int64 — each record's cluster (largest membership, first on ties).
+    centres : (nc, d) float64
+    """
     n = X.shape[0]
     return cmeans_from(X, X[rng.choice(n, nc, replace=False)].copy())
 
@@ -60,7 +73,17 @@ def cmeans_from(X: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndar
     """Fuzzy c-means iterated from the given starting ``centres``, as e1071's C ``cmeans`` loops
     (src/cmeans.c): memberships of the start, then per iteration new centres, new memberships and
     the objective Σ u^m d² with those memberships; stop when it changes by less than
-    ``reltol·(old + reltol)`` or after ``CMEANS_MAX_ITER`` iterations."""
+    ``reltol·(old + reltol)`` or after ``CMEANS_MAX_ITER`` iterations.
+
+    Parameters
+    ----------
+    X : (n, d) ndarray of float — the records.
+    centres : (nc, d) ndarray of float — the start.
+
+    Returns
+    -------
+    (labels, centres) — as :func:`cmeans` returns them.
+    """
     def objective(u, c):
         return float((u ** FUZZIFIER * ((X[:, None, :] - c[None, :, :]) ** 2).sum(axis=2)).sum())
 
@@ -78,6 +101,17 @@ def cmeans_from(X: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def bclust(X: np.ndarray, nc: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Bagged clustering as e1071's ``bclust(x, nc)`` defaults it (module docstring).
+
+    Parameters
+    ----------
+    X, nc, rng — as for :func:`cmeans`.
+
+    Returns
+    -------
+    labels : (n,) int64 — each record's cluster (that of its nearest centre).
+    centres : (nc, d) float64 — the means of each cluster's base centres.
+    """
     import warnings
 
     from scipy.cluster.hierarchy import fcluster, linkage
@@ -101,6 +135,21 @@ def bclust(X: np.ndarray, nc: int, rng: np.random.Generator) -> tuple[np.ndarray
 
 
 def gmm(X: np.ndarray, nc: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A Gaussian mixture of ``nc`` full-covariance components on the z-scores (module docstring).
+
+    Parameters
+    ----------
+    X, nc, rng — as for :func:`cmeans` (nc: the number of components).
+
+    Returns
+    -------
+    labels : (n,) int64 — each record's most probable component.
+    centres : (nc, d) float64 — the component means in the units of X.
+
+    Raises
+    ------
+    UserError — a component collapsed.
+    """
     from sklearn.mixture import GaussianMixture
 
     # Fitted on z-scores: a full-covariance mixture is affine-equivariant, and scikit-learn's

@@ -26,7 +26,21 @@ R_MAD = 1.4826  # R's mad() consistency constant, used by sdcMicro's projection 
 
 
 def need(module: str, method: str):
-    """Import a library of the ``sdcmicro`` extra, or raise the one-line install hint."""
+    """Import a library of the ``sdcmicro`` extra, or raise the one-line install hint.
+
+    Parameters
+    ----------
+    module : str — the module to import (e.g. ``"sklearn.cluster"``).
+    method : str — the algorithm asking, for the message.
+
+    Returns
+    -------
+    module
+
+    Raises
+    ------
+    UserError — the package is not installed.
+    """
     import importlib
 
     try:
@@ -37,7 +51,16 @@ def need(module: str, method: str):
 
 
 def seed_from(rng: np.random.Generator) -> int:
-    """An integer random state for a library, drawn from the cell's generator."""
+    """An integer random state for a library, drawn from the cell's generator.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator — the cell's generator (advanced by one draw).
+
+    Returns
+    -------
+    int — in [0, 2**31 - 1).
+    """
     return int(rng.integers(0, 2**31 - 1))
 
 
@@ -49,6 +72,21 @@ def chunk_labels(order: np.ndarray, k: int) -> np.ndarray:
 
     sdcMicro's ``indexMicro``: floor(n/k) groups, all of size k except the last. sdcMicro refuses
     n < 2k; here k <= n < 2k gives one group of all records.
+
+    Parameters
+    ----------
+    order : (n,) ndarray of int — the records in sequence order.
+    k : int — the group size.
+
+    Returns
+    -------
+    (n,) int64 — each record's group, numbered along ``order``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> chunk_labels(np.array([4, 3, 2, 1, 0]), 2).tolist()
+    [1, 1, 1, 0, 0]
     """
     n = order.shape[0]
     groups = max(n // k, 1)
@@ -60,7 +98,16 @@ def chunk_labels(order: np.ndarray, k: int) -> np.ndarray:
 
 def stable_order(values: np.ndarray) -> np.ndarray:
     """Ascending order, equal values by record index (R's ``order`` / ``sort(index.return=TRUE)``,
-    both stable radix sorts for vectors below 2^31 elements)."""
+    both stable radix sorts for vectors below 2^31 elements).
+
+    Parameters
+    ----------
+    values : (n,) ndarray — the scores.
+
+    Returns
+    -------
+    (n,) int64 — record ids in ascending order of ``values``.
+    """
     return np.argsort(values, kind="stable")
 
 
@@ -69,7 +116,18 @@ def stable_order(values: np.ndarray) -> np.ndarray:
 
 def first_pc_scores(X: np.ndarray, cov: np.ndarray, center: np.ndarray) -> np.ndarray:
     """Scores on the first eigenvector of ``cov``; the vector's first element is made non-negative
-    (R's ``princomp(fix_sign = TRUE)``); if it is 0 (a constant column), the first non-zero one."""
+    (R's ``princomp(fix_sign = TRUE)``); if it is 0 (a constant column), the first non-zero one.
+
+    Parameters
+    ----------
+    X : (n, d) ndarray of float — the records.
+    cov : (d, d) ndarray of float — the covariance.
+    center : (d,) ndarray of float — the centre subtracted.
+
+    Returns
+    -------
+    (n,) float64
+    """
     _, vectors = np.linalg.eigh(cov)
     v = vectors[:, -1].copy()
     nonzero = np.flatnonzero(v)
@@ -81,7 +139,16 @@ def first_pc_scores(X: np.ndarray, cov: np.ndarray, center: np.ndarray) -> np.nd
 def standardized_sample(X: np.ndarray) -> np.ndarray:
     """R's ``scale(x)``: centred by the mean, divided by the sample sd (n - 1).
 
-    A constant column (sd 0) becomes 0 instead of R's NaN (which makes princomp stop)."""
+    A constant column (sd 0) becomes 0 instead of R's NaN (which makes princomp stop).
+
+    Parameters
+    ----------
+    X : (n, d) ndarray of float — the records.
+
+    Returns
+    -------
+    (n, d) float64
+    """
     mean = X.mean(axis=0)
     sd = X.std(axis=0, ddof=1) if X.shape[0] > 1 else np.zeros(X.shape[1])
     out = np.zeros_like(X)
@@ -90,7 +157,16 @@ def standardized_sample(X: np.ndarray) -> np.ndarray:
 
 
 def pca_scores(X: np.ndarray) -> np.ndarray:
-    """``princomp(scale(x))$scores[, 1]``: the first principal component of the correlation matrix."""
+    """``princomp(scale(x))$scores[, 1]``: the first principal component of the correlation matrix.
+
+    Parameters
+    ----------
+    X : (n, d) ndarray of float — the records (original units).
+
+    Returns
+    -------
+    (n,) float64 — each record's score on the first component.
+    """
     Y = standardized_sample(X)
     n = Y.shape[0]
     center = Y.mean(axis=0)
@@ -100,13 +176,32 @@ def pca_scores(X: np.ndarray) -> np.ndarray:
 
 def mcd_fit(X: np.ndarray, rng: np.random.Generator) -> mcd.MCD:
     """Reweighted FastMCD (Rousseeuw & Van Driessen 1999) with h = ceil((n + d + 1)/2), mabench's own
-    BLAS-free kernel (mabench/kernels/methods/mcd.py); its random starts come from the cell seed."""
+    BLAS-free kernel (mabench/kernels/methods/mcd.py); its random starts come from the cell seed.
+
+    Parameters
+    ----------
+    X : (n, d) ndarray of float — the records; rng : numpy.random.Generator — the cell's generator.
+
+    Returns
+    -------
+    mabench.kernels.methods.mcd.MCD — the fit.
+    """
     return mcd.fit(X, seed_from(rng))
 
 
 def mcdpca_scores(X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """sdcMicro's mcdpca: the first eigenvector of the MCD covariance of the UNSCALED data
-    (``princomp(covmat = cov.mcd(x))`` reads ``$cov``), scores of the MCD-centred records."""
+    (``princomp(covmat = cov.mcd(x))`` reads ``$cov``), scores of the MCD-centred records.
+
+    Parameters
+    ----------
+    X : (n, d) ndarray of float — the records (original units).
+    rng : numpy.random.Generator — the cell's generator (the MCD's random starts).
+
+    Returns
+    -------
+    (n,) float64 — the scores on the MCD covariance's first eigenvector.
+    """
     fit = mcd_fit(X, rng)
     return mcd.first_component(X, fit.covariance, fit.location)
 
@@ -126,7 +221,17 @@ def pp_direction(X: np.ndarray, Xc: np.ndarray) -> int:
     """Index of the candidate direction of largest MAD (Croux & Ruiz-Gazen 2005, as sdcMicro's
     ``prcompRob``): candidates are the median-centred records normalised to length 1; each is
     scored by the MAD of the projections of the records; equal MADs go to the LAST index (R's
-    ``order(s)[n]``). Records at the median (length 0) are no candidate; -1 if none is left."""
+    ``order(s)[n]``). Records at the median (length 0) are no candidate; -1 if none is left.
+
+    Parameters
+    ----------
+    X : (n, d) float64 — the records.
+    Xc : (n, d) float64 — the records minus the column medians.
+
+    Returns
+    -------
+    int — the candidate's record index, or -1.
+    """
     n, d = X.shape
     proj = np.empty(n)
     dev = np.empty(n)
@@ -162,7 +267,16 @@ def pp_direction(X: np.ndarray, Xc: np.ndarray) -> int:
 def pppca_scores(X: np.ndarray) -> np.ndarray:
     """First robust principal component by projection pursuit (sdcMicro's ``prcompRob``,
     Croux & Ruiz-Gazen 2005): median-centred scores along the candidate direction of largest MAD,
-    its first element made non-negative."""
+    its first element made non-negative.
+
+    Parameters
+    ----------
+    X : (n, d) ndarray of float — the records (original units).
+
+    Returns
+    -------
+    (n,) float64 — the robust scores (all 0 when every record is at the median).
+    """
     X = np.ascontiguousarray(X, dtype=np.float64)
     Xc = np.ascontiguousarray(X - np.median(X, axis=0))
     j = pp_direction(X, Xc)
@@ -183,7 +297,20 @@ def rmd_labels(Y: np.ndarray, md: np.ndarray, k: int) -> np.ndarray:
     Mahalanobis distance (first index on ties) and its k - 1 nearest remaining records (Euclidean
     on ``Y``; the seed itself is at distance 0; ties to the lower index) form a group; the rest
     (k..2k-1 records) is the last group. ``md`` is computed once, never updated. Distances are
-    compared squared (summed in column order), as :func:`rmd_labels_tree` compares them."""
+    compared squared (summed in column order), as :func:`rmd_labels_tree` compares them.
+
+    Seed: sdcMicro's ``micro_rmd``; 004_d1273daa16c98592.txt §IV (MDAV's nearest-group step).
+
+    Parameters
+    ----------
+    Y : (n, d) float64 — the records the nearest are found on (sample z-scores).
+    md : (n,) float64 — each record's robust Mahalanobis distance.
+    k : int — the group size.
+
+    Returns
+    -------
+    (n,) int64 — each record's group label.
+    """
     n, d = Y.shape
     labels = np.full(n, -1, dtype=np.int64)
     dist = np.empty(n)
@@ -218,7 +345,16 @@ def rmd_labels_tree(Y: np.ndarray, md: np.ndarray, k: int) -> np.ndarray:
     """:func:`rmd_labels`, the same partition record for record: the seeds in order of decreasing
     ``md`` (stable: first index on ties), each one's k nearest remaining records (itself included)
     from a k-d tree by (squared distance, record id) (kdtree.kd_nearest_k: the pass's arithmetic),
-    the tree rebuilt over the remaining records when a quarter of it is gone."""
+    the tree rebuilt over the remaining records when a quarter of it is gone.
+
+    Parameters
+    ----------
+    Y, md, k — as for :func:`rmd_labels`.
+
+    Returns
+    -------
+    (n,) int64 — the labels of :func:`rmd_labels`, bit for bit.
+    """
     n, d = Y.shape
     labels = np.full(n, -1, dtype=np.int64)
     order = np.argsort(-md, kind="mergesort")
@@ -257,7 +393,18 @@ def rmd_labels_tree(Y: np.ndarray, md: np.ndarray, k: int) -> np.ndarray:
 
 def rmd_partition(Y: np.ndarray, md: np.ndarray, k: int) -> np.ndarray:
     """The rmd loop, from the k-d tree where it was measured faster (treegroups.TREE_FROM: the same
-    nearest-remaining question as MDAV's), else by passes; the partition is the same either way."""
+    nearest-remaining question as MDAV's), else by passes; the partition is the same either way.
+
+    Parameters
+    ----------
+    Y : (n, d) array_like of float — the records.
+    md : (n,) array_like of float — robust Mahalanobis distances.
+    k : int — the group size.
+
+    Returns
+    -------
+    (n,) int64 — each record's group label.
+    """
     Y = np.ascontiguousarray(Y, dtype=np.float64)
     md = np.ascontiguousarray(md, dtype=np.float64)
     if tree_pays(TREE_FROM, Y.shape[0], Y.shape[1]):
@@ -267,7 +414,17 @@ def rmd_partition(Y: np.ndarray, md: np.ndarray, k: int) -> np.ndarray:
 
 def sample_standardized(raw: np.ndarray | None, Z: np.ndarray) -> np.ndarray:
     """The z-scores sdcMicro's rmd works on (mean, sample sd) from the original values when the
-    caller has them, else the given z-scores (a uniform rescaling: same order of distances)."""
+    caller has them, else the given z-scores (a uniform rescaling: same order of distances).
+
+    Parameters
+    ----------
+    raw : (n, d) ndarray or None — the original values.
+    Z : (n, d) ndarray — the z-scores.
+
+    Returns
+    -------
+    (n, d) float64
+    """
     if raw is None:
         return np.ascontiguousarray(Z)
     return np.ascontiguousarray(standardized_sample(np.asarray(raw, dtype=np.float64)))
@@ -301,7 +458,25 @@ def _nearest_medoid(X: np.ndarray, medoids: np.ndarray) -> tuple[np.ndarray, flo
 def clusters(X: np.ndarray, nc: int, how: str, rng: np.random.Generator, method: str):
     """(labels 0..nc'-1, centres (nc', d)) with clusters numbered as R's cluster::pam/clara number
     them: in order of their first record (cluster 1 holds record 1). Centres: medoids (PAM/CLARA)
-    or means (k-means)."""
+    or means (k-means).
+
+    Parameters
+    ----------
+    X : (n, d) ndarray of float — the records.
+    nc : int — clusters wanted (at most n - 1 are made).
+    how : str — sdcMicro's ``clustermethod``.
+    rng : numpy.random.Generator — the cell's generator.
+    method : str — the algorithm, for messages.
+
+    Returns
+    -------
+    labels : (n,) int64
+    centres : (nc', d) float64
+
+    Raises
+    ------
+    UserError — ``nc`` < 1, an unknown ``how``, or a clustering that fails on these data.
+    """
     n = X.shape[0]
     if nc < 1:
         raise UserError(f"algorithm {method}: nc={nc} must be a positive number of clusters; give e.g. nc=8")
@@ -336,7 +511,18 @@ def clusters(X: np.ndarray, nc: int, how: str, rng: np.random.Generator, method:
 
 
 def concatenated_order(cluster_labels: np.ndarray, nc: int, order_within) -> np.ndarray:
-    """Record order: cluster 0's records in ``order_within(members, c)`` order, then cluster 1's, ..."""
+    """Record order: cluster 0's records in ``order_within(members, c)`` order, then cluster 1's, ...
+
+    Parameters
+    ----------
+    cluster_labels : (n,) ndarray of int — each record's cluster.
+    nc : int — how many clusters.
+    order_within : callable — ``order_within(members, c)`` -> the order of cluster c's members.
+
+    Returns
+    -------
+    (n,) int64 — record ids.
+    """
     parts = []
     for c in range(nc):
         members = np.flatnonzero(cluster_labels == c)
@@ -356,7 +542,17 @@ CITE_DOC = "docs/algorithms/sdcmicro.md"
 def values(Z: np.ndarray, raw: np.ndarray | None) -> np.ndarray:
     """The values sdcMicro decides on: the original ones (sdcMicro never standardizes before its
     orderings, clusterings and projections except where it says so), or the z-scores when the
-    caller has only those (metric re-runs)."""
+    caller has only those (metric re-runs).
+
+    Parameters
+    ----------
+    Z : (n, d) ndarray — the z-scores.
+    raw : (n, d) ndarray or None — the original values.
+
+    Returns
+    -------
+    (n, d) float64
+    """
     return np.ascontiguousarray(Z if raw is None else raw, dtype=np.float64)
 
 
@@ -364,7 +560,21 @@ def cluster_order(X: np.ndarray, k: int, params: dict, rng, method: str, within)
     """sdcMicro's cluster-wise methods: cluster, order each cluster (``within(rows) -> order``;
     clusters with fewer records than variables by variable 1, as sdcMicro's ``varsort`` default),
     concatenate the clusters in cluster order and cut into consecutive groups (groups may straddle
-    two clusters, as in sdcMicro)."""
+    two clusters, as in sdcMicro).
+
+    Parameters
+    ----------
+    X : (n, d) ndarray of float — the records.
+    k : int — the group size.
+    params : dict — ``nc`` and ``clustermethod``.
+    rng : numpy.random.Generator — the cell's generator.
+    method : str — the algorithm, for messages.
+    within : callable — ``within(rows)`` -> the order of a cluster's rows.
+
+    Returns
+    -------
+    (n,) int64 — each record's group label.
+    """
     labels, centres = clusters(X, int(params["nc"]), params["clustermethod"], rng, method)
     nc = centres.shape[0]
     d = X.shape[1]

@@ -26,7 +26,20 @@ def _citation(source: str) -> str:
 def projection(name: str, scores, *, time: str, title: str, notes: str, deterministic: bool, memory: str = "O(n·d)",
                memory_bytes=linear_memory, source: str = "") -> Algorithm:
     """sdcMicro's ``microaggregation(method = name)``: records sorted by ``scores`` (equal scores keep
-    record order), cut into consecutive groups of k."""
+    record order), cut into consecutive groups of k.
+
+    Parameters
+    ----------
+    name : str — the algorithm id (sdcMicro's method name).
+    scores : callable — ``scores(X, rng)`` -> (n,) score per record.
+    time, memory, title, notes, source : str — the plugin's declared texts.
+    deterministic : bool — whether the scores use no randomness.
+    memory_bytes : callable — the memory estimate.
+
+    Returns
+    -------
+    Algorithm
+    """
 
     def run(Z, k, params, rng, raw=None):
         return S.chunk_labels(S.stable_order(scores(S.values(Z, raw), rng)), k)
@@ -39,7 +52,18 @@ def projection(name: str, scores, *, time: str, title: str, notes: str, determin
 def clusterwise(name: str, scores, *, time: str, title: str, notes: str) -> Algorithm:
     """sdcMicro's ``microaggregation(method = name, nc, clustermethod)``: clusters (S.clusters), each
     ordered by ``scores`` of its own records, concatenated and cut into groups of k. Randomized: the
-    k-means, c-means, bagged and mixture clusterings draw from the rng (CLARA and PAM do not)."""
+    k-means, c-means, bagged and mixture clusterings draw from the rng (CLARA and PAM do not).
+
+    Parameters
+    ----------
+    name : str — the algorithm id.
+    scores : callable — ``scores(rows, rng)`` -> a score per row of a cluster.
+    time, title, notes : str — the plugin's declared texts.
+
+    Returns
+    -------
+    Algorithm
+    """
 
     def run(Z, k, params, rng, raw=None):
         return S.cluster_order(S.values(Z, raw), k, params, rng, name, lambda rows: scores(rows, rng))
@@ -53,12 +77,42 @@ def clusterwise(name: str, scores, *, time: str, title: str, notes: str) -> Algo
 
 
 def pca_scores(X, rng):
+    """:func:`~mabench.kernels.methods.sdcmicro.pca_scores` with the scores' common signature.
+
+    Parameters
+    ----------
+    X, rng — the records (n, d) and the cell's generator (unused).
+
+    Returns
+    -------
+    (n,) float64 — the correlation matrix's first component.
+    """
     return S.pca_scores(X)
 
 
 def pppca_scores(X, rng):
+    """:func:`~mabench.kernels.methods.sdcmicro.pppca_scores` with the scores' common signature.
+
+    Parameters
+    ----------
+    X, rng — the records (n, d) and the cell's generator (unused).
+
+    Returns
+    -------
+    (n,) float64 — projection pursuit's first robust component.
+    """
     return S.pppca_scores(X)
 
 
 def mcdpca_scores(X, rng):
+    """:func:`~mabench.kernels.methods.sdcmicro.mcdpca_scores` with the scores' common signature.
+
+    Parameters
+    ----------
+    X, rng — the records (n, d) and the cell's generator (the MCD's random starts).
+
+    Returns
+    -------
+    (n,) float64 — the MCD covariance's first component.
+    """
     return S.mcdpca_scores(X, rng)

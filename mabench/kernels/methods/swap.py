@@ -21,7 +21,19 @@ from numba import njit
 
 @njit(cache=True)
 def fixed_groups(order, k):
-    """members/grp/pos for groups of k consecutive entries of ``order`` (len(order) = h·k)."""
+    """members/grp/pos for groups of k consecutive entries of ``order`` (len(order) = h·k).
+
+    Parameters
+    ----------
+    order : (h·k,) int64 — record ids.
+    k : int — the group size.
+
+    Returns
+    -------
+    members : (h, k) int64
+    grp : (n,) int64 — each record's group (-1: none).
+    pos : (n,) int64 — each record's slot in its group.
+    """
     n = order.size
     h = n // k
     members = np.empty((h, k), dtype=np.int64)
@@ -36,6 +48,17 @@ def fixed_groups(order, k):
 
 @njit(cache=True)
 def index_groups(members, grp, pos):
+    """Fill each member's group and slot from ``members``.
+
+    Parameters
+    ----------
+    members : (h, k) int64 — the groups' records.
+    grp, pos : (n,) int64 — filled for every member.
+
+    Returns
+    -------
+    None
+    """
     h, k = members.shape
     for g in range(h):
         for s in range(k):
@@ -45,7 +68,18 @@ def index_groups(members, grp, pos):
 
 @njit(cache=True)
 def member_sums(Z, members, sums):
-    """sums[g] = Σ of the z-scores of group g's members (summed in slot order)."""
+    """sums[g] = Σ of the z-scores of group g's members (summed in slot order).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    members : (h, k) int64 — the groups' records.
+    sums : (h, d) float64 — filled.
+
+    Returns
+    -------
+    None
+    """
     h, k = members.shape
     d = Z.shape[1]
     for g in range(h):
@@ -59,7 +93,17 @@ def member_sums(Z, members, sums):
 
 @njit(cache=True)
 def members_sse(Z, members):
-    """Σ_g Σ_{x∈g} ||z_x − mean_g||² (two-pass, for the per-cycle IL)."""
+    """Σ_g Σ_{x∈g} ||z_x − mean_g||² (two-pass, for the per-cycle IL).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    members : (h, k) int64 — the groups' records.
+
+    Returns
+    -------
+    float
+    """
     h, k = members.shape
     d = Z.shape[1]
     total = 0.0
@@ -77,7 +121,22 @@ def members_sse(Z, members):
 
 @njit(cache=True)
 def swap_delta(Z, sums, u, v, x, y, k):
-    """Change of SSE_u + SSE_v when x (in u) and y (in v) exchange groups."""
+    """Change of SSE_u + SSE_v when x (in u) and y (in v) exchange groups.
+
+    Seed: 001_26cfb99743cbb1f3.txt Ch. 5 §5.3.2 (Eqs. 5.13-5.17).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    sums : (h, d) float64 — each group's member sums.
+    u, v : int — x's and y's groups.
+    x, y : int — the records.
+    k : int — the group size.
+
+    Returns
+    -------
+    float
+    """
     d = Z.shape[1]
     a = 0.0
     b = 0.0
@@ -98,6 +157,20 @@ def best_swap(Z, members, sums, u, v, y, exclude, buf):
     Returns (Δ, x). Among the candidates whose Δ is within EPS of the smallest,
     the lowest record id wins; (inf, -1) when u has no candidate. ``buf`` is
     scratch of length >= max(d, k). Same arithmetic as :func:`swap_delta`.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    members : (h, k) int64 — the groups' records.
+    sums : (h, d) float64 — member sums.
+    u, v : int — the two groups.
+    y : int — the record of v.
+    exclude : int — a record of u not to consider (-1: none).
+    buf : (>= max(d, k),) float64 — scratch.
+
+    Returns
+    -------
+    (float, int)
     """
     k = members.shape[1]
     d = Z.shape[1]
@@ -136,7 +209,20 @@ def best_swap(Z, members, sums, u, v, y, exclude, buf):
 
 @njit(cache=True)
 def apply_swap(Z, members, grp, pos, sums, x, y):
-    """Exchange the groups of x and y, updating members, grp, pos and the sums."""
+    """Exchange the groups of x and y, updating members, grp, pos and the sums.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    members : (h, k) int64
+    grp, pos : (n,) int64
+    sums : (h, d) float64 — updated.
+    x, y : int — records of two different groups.
+
+    Returns
+    -------
+    None
+    """
     u = grp[x]
     v = grp[y]
     su = pos[x]

@@ -19,7 +19,19 @@ from mabench.kernels.core.nearest import group_around
 @njit(cache=True)
 def reference_points(Z, per_attribute):
     """(G1, G2): the smallest / largest value over all attributes repeated in every coordinate,
-    or (``per_attribute``) the vectors of per-attribute minima / maxima."""
+    or (``per_attribute``) the vectors of per-attribute minima / maxima.
+
+    Seed: 004_d1273daa16c98592.txt §IV (TFRP).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    per_attribute : bool — per-attribute extremes instead of the overall ones.
+
+    Returns
+    -------
+    g1, g2 : (d,) float64
+    """
     n, d = Z.shape
     g1 = np.empty(d)
     g2 = np.empty(d)
@@ -47,7 +59,20 @@ def reference_points(Z, per_attribute):
 def two_reference_labels(Z, k, g1, g2):
     """Alternately: the remaining record farthest from g1, then from g2, with its k-1 nearest
     remaining records, while >= k records remain; the fewer-than-k leftovers go to the group with
-    the nearest centroid. Labels are in creation order."""
+    the nearest centroid. Labels are in creation order.
+
+    Seed: 004_d1273daa16c98592.txt §IV (TFRP). Ties go to the lowest record index.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    k : int — the minimum group size.
+    g1, g2 : (d,) float64 — the reference points (:func:`reference_points`).
+
+    Returns
+    -------
+    labels : (n,) int64 — in creation order.
+    """
     n, d = Z.shape
     W, ids, alive = work_buffer(Z)
     labels = np.full(n, UNASSIGNED, dtype=np.int64)

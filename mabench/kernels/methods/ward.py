@@ -209,7 +209,13 @@ def _heap_pop(hv, hi, hs, size):
 def ward_merge_diagonal(S0, sizes0, k):
     """kWD merging: candidates only on the 'diagonal' of the ordered groups; returns each slot's final group.
 
-    Parameters and returns as :func:`ward_merge`, with the initial groups in value order.
+    Parameters
+    ----------
+    S0, sizes0, k — as for :func:`ward_merge`, with the initial groups in value order.
+
+    Returns
+    -------
+    (m,) int64 — as for :func:`ward_merge`.
     """
     m, S, sizes, alive, parent, small = _merge_start(S0, sizes0, k)
     nxt = np.arange(1, m + 1)
@@ -316,8 +322,8 @@ def split_until_small(n: int, k: int, owners) -> np.ndarray:
     ----------
     n : int — the number of positions.
     k : int — the minimum group size.
-    owners : callable, (m,) int64 positions -> (m,) int64 — each position's group among them (0, 1, ...),
-        called on sets of at least 2k positions, in ascending order.
+owners : callable, (m,) int64 positions -> (m,) int64 — each position's group among them (0, 1, ...), — called on sets
+        of at least 2k positions, in ascending order.
 
     Returns
     -------

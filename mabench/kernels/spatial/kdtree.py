@@ -26,6 +26,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from mabench.kernels.core.select import keep_smallest_ranked
+
 LEAF = 64          # records per leaf (MDAV at 300,000 x 10: 16 -> 64 saved 20 %, 128 lost it again)
 SLACK = 1e-9       # relative slack on the bounds (rounding error is ~1e-15 relative) ...
 TINY = 1e-12       # ... plus an absolute one, scaled by the members' magnitude: a duplicate of every
@@ -548,19 +550,8 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
                 for j in range(d):
                     u = P[i, j] - p[j]
                     x += u * u
-                r = rec[i]
-                if cnt == want and (x > top_d[cnt - 1] or (x == top_d[cnt - 1] and r > rec[top_i[cnt - 1]])):
-                    continue
-                at = cnt if cnt < want else want - 1
-                while at > 0 and (top_d[at - 1] > x or (top_d[at - 1] == x and rec[top_i[at - 1]] > r)):
-                    top_d[at] = top_d[at - 1]
-                    top_i[at] = top_i[at - 1]
-                    at -= 1
-                top_d[at] = x
-                top_i[at] = i
-                if cnt < want:
-                    cnt += 1
-                if cnt == want and filt:
+                cnt = keep_smallest_ranked(top_d, top_i, cnt, want, x, i, rec)
+                if cnt == want and filt:  # the same thr again when x was not kept
                     b = np.sqrt(top_d[cnt - 1] * (1.0 + SLACK) + tol) + err
                     thr = b * b * rel
             continue

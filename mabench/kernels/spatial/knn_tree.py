@@ -163,7 +163,21 @@ def linked_per_group_tree(Z: np.ndarray, C: np.ndarray, starts: np.ndarray, memb
                           ties: int) -> np.ndarray:
     """Linked members per group, equal to mabench.metrics.linkage.linked_per_group's pass
     (ties: 0 = index, 1 = inclusive). A query stops early once two records are strictly nearer
-    than all of its group's members: none of them is linked then."""
+    than all of its group's members: none of them is linked then.
+
+    Parameters
+    ----------
+    Z : (n, d) array_like of float — the original records.
+    C : (g, d) array_like of float — each group's masked point (one query per group).
+    starts : (g + 1,) array_like of int — group q's members are ``members[starts[q]:starts[q + 1]]`` (CSR).
+    members : (n,) array_like of int — record ids, group by group.
+ties : int — 0 (index): a member is linked when it is one of the two nearest by (distance, record id); 1 (inclusive):
+        when its distance is at most the second-nearest distance.
+
+    Returns
+    -------
+    (g,) int64 — how many members of each group are linked.
+    """
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)
     g = C.shape[0]
@@ -182,6 +196,18 @@ def nearest_two_tree(Z: np.ndarray, C: np.ndarray, starts: np.ndarray | None = N
 
     ``starts``/``members`` (CSR, row q's group members) only tighten the search;
     without them the search starts unbounded.
+
+    Parameters
+    ----------
+    Z : (n, d) array_like of float — the records searched (n >= 2).
+    C : (g, d) array_like of float — the query points.
+starts, members : (g + 1,), (n,) array_like of int, optional — row q's group members in CSR form; their distances
+        bound the second-nearest from above.
+
+    Returns
+    -------
+i1, d1, i2, d2 : (g,) int64, (g,) float64, (g,) int64, (g,) float64 — the nearest and second-nearest record of each
+        row of C and their squared distances, ties to the lower record id.
     """
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)

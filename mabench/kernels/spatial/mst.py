@@ -97,19 +97,51 @@ def prim_mst(Z, start):
     Returns (order, parent, weight): the records in the order Prim's algorithm
     adds them, each record's parent in the tree (-1 for ``start``) and the
     squared length of that edge.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    start : int — the root record.
+
+    Returns
+    -------
+    order : (n,) int64 — records in the order they join the tree (``order[0] == start``).
+    parent : (n,) int64 — each record's parent (-1 for ``start``).
+    weight : (n,) float64 — the squared length of the edge to the parent (0 for ``start``).
     """
     return _grow(Z, start, np.int64(PRIM))
 
 
 @njit(cache=True)
 def npn_order(Z, start):
-    """Nearest point next from record ``start``: each next record is the unvisited one nearest the last."""
+    """Nearest point next from record ``start``: each next record is the unvisited one nearest the last.
+
+    Ties go to the lowest record index.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    start : int — the first record.
+
+    Returns
+    -------
+    (n,) int64 — the records in visiting order.
+    """
     return _grow(Z, start, np.int64(NPN))[0]
 
 
 @njit(cache=True)
 def farthest_from_centroid(Z):
-    """The record farthest from the centroid of all records (centroid summed in record order; ties -> lowest)."""
+    """The record farthest from the centroid of all records (centroid summed in record order; ties -> lowest).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records (n >= 1).
+
+    Returns
+    -------
+    int — that record's index.
+    """
     n, d = Z.shape
     c = np.zeros(d)
     for i in range(n):
@@ -132,7 +164,17 @@ def farthest_from_centroid(Z):
 
 @njit(cache=True)
 def farthest_from_record(Z, r):
-    """The record farthest from record r (ties -> lowest index)."""
+    """The record farthest from record r (ties -> lowest index).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    r : int — the reference record.
+
+    Returns
+    -------
+    int — that record's index.
+    """
     n, d = Z.shape
     best = 0
     best_v = -1.0

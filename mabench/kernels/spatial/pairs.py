@@ -42,7 +42,16 @@ def _row_sqdist(W, i, buf):
 
 @njit(cache=True)
 def distance_range(W):
-    """(min, max) of the Euclidean distance over all pairs i < j (0, 0 when n < 2)."""
+    """(min, max) of the Euclidean distance over all pairs i < j (0, 0 when n < 2).
+
+    Parameters
+    ----------
+    W : (d, n) float64 — the records, column per record.
+
+    Returns
+    -------
+    (float, float) — the smallest and the largest pairwise distance.
+    """
     n = W.shape[1]
     buf = np.empty(n)
     lo = np.inf
@@ -62,7 +71,17 @@ def distance_range(W):
 
 @njit(cache=True)
 def count_close_pairs(W, theta):
-    """ptr (n+1,) of the CSR list of pairs i < j with distance <= theta."""
+    """ptr (n+1,) of the CSR list of pairs i < j with distance <= theta.
+
+    Parameters
+    ----------
+    W : (d, n) float64 — the records, column per record.
+    theta : float — the distance threshold.
+
+    Returns
+    -------
+(n + 1,) int64 — record i's partners j > i will stand at ``partner[ptr[i]:ptr[i + 1]]`` (:func:`fill_close_pairs`).
+    """
     n = W.shape[1]
     buf = np.empty(n)
     ptr = np.zeros(n + 1, dtype=np.int64)
@@ -80,7 +99,18 @@ def count_close_pairs(W, theta):
 
 @njit(cache=True)
 def fill_close_pairs(W, theta, ptr):
-    """The partner array of the CSR list counted by :func:`count_close_pairs`."""
+    """The partner array of the CSR list counted by :func:`count_close_pairs`.
+
+    Parameters
+    ----------
+    W : (d, n) float64 — the records, column per record.
+    theta : float — the distance threshold (as counted).
+    ptr : (n + 1,) int64 — :func:`count_close_pairs`'s offsets.
+
+    Returns
+    -------
+    (ptr[n],) int32 — each record's partners j > i, ascending.
+    """
     n = W.shape[1]
     buf = np.empty(n)
     partner = np.empty(ptr[n], dtype=np.int32)

@@ -40,7 +40,20 @@ SHELL_REBUILD = 0.9  # re-sort the shell order once fewer than this share of its
 @njit(cache=True)
 def resum(Z, ids, labels, slots, sums):
     """Keep the remaining ids among ids[:slots] (order kept) and recompute their column sums in
-    record order, as buffer.compact does on the work buffer; return how many remain."""
+    record order, as buffer.compact does on the work buffer; return how many remain.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    ids : (slots,) int64 — record ids (compacted in place).
+    labels : (n,) int64 — -1 (UNASSIGNED) marks a remaining record.
+    slots : int — how many entries of ``ids`` are in use.
+    sums : (d,) float64 — filled: the remaining records' column sums.
+
+    Returns
+    -------
+    int — how many ids remain.
+    """
     d = Z.shape[1]
     for j in range(d):
         sums[j] = 0.0
@@ -58,7 +71,22 @@ def resum(Z, ids, labels, slots, sums):
 @njit(cache=True)
 def centroid_of_remaining(Z, ids, labels, slots, left, sums, c):
     """buffer.centroid's schedule and arithmetic without the buffer: the sums are recomputed
-    afresh when more than 1/8 of the slots are gone; returns the slot count."""
+    afresh when more than 1/8 of the slots are gone; returns the slot count.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    ids : (slots,) int64 — record ids, possibly some grouped (compacted here when recomputed).
+    labels : (n,) int64 — -1 marks a remaining record.
+    slots : int — entries of ``ids`` in use.
+    left : int — records remaining.
+    sums : (d,) float64 — running column sums of the remaining records (recomputed when due).
+    c : (d,) float64 — filled: the centroid.
+
+    Returns
+    -------
+    int — the slot count after a possible compaction.
+    """
     if (slots - left) * 8 > slots:
         slots = resum(Z, ids, labels, slots, sums)
     for j in range(Z.shape[1]):
@@ -68,6 +96,18 @@ def centroid_of_remaining(Z, ids, labels, slots, left, sums, c):
 
 @njit(cache=True)
 def forget_record(Z, r, sums):
+    """Take record ``r`` out of the running column sums: ``buffer.forget`` on the records' own layout.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    r : int — the record leaving.
+    sums : (d,) float64 — running column sums (updated).
+
+    Returns
+    -------
+    None
+    """
     for j in range(Z.shape[1]):
         sums[j] -= Z[r, j]
 
@@ -76,7 +116,23 @@ def forget_record(Z, r, sums):
 def take_group(Z, T, seed, found, cnt, labels, g, sums):
     """Label tree position ``seed`` and then found[:cnt] (its nearest, by (distance, id)) with ``g``,
     deleting each from the tree and subtracting it from ``sums`` in the pass kernel's order (seed
-    first). Returns the group size."""
+    first). Returns the group size.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    T : KDTree — the tree over the remaining records (positions deleted here).
+    seed : int — the seed's tree position.
+    found : (>= cnt,) int64 — tree positions of the other members.
+    cnt : int — how many of ``found``.
+    labels : (n,) int64 — updated: the members get ``g``.
+    g : int — the group's label.
+    sums : (d,) float64 — running column sums of the remaining records (updated).
+
+    Returns
+    -------
+    int — ``cnt + 1``.
+    """
     rec = T.rec
     kd_delete(T, seed)
     labels[rec[seed]] = g
@@ -93,7 +149,25 @@ def take_group(Z, T, seed, found, cnt, labels, g, sums):
 def group_from_tree(Z, T, seed, k, labels, g, sums, p, top_d, top_i, KS):
     """Group tree position ``seed`` with its k−1 nearest remaining records (by (distance, id)),
     label them ``g``, delete them from the tree and subtract them from ``sums`` in the pass
-    kernel's order (seed first). Returns the group size."""
+    kernel's order (seed first). Returns the group size.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    T : KDTree — the tree over the remaining records.
+    seed : int — the seed's tree position.
+    k : int — the group size wanted.
+    labels : (n,) int64 — updated.
+    g : int — the group's label.
+    sums : (d,) float64 — running column sums (updated).
+    p : (d,) float64 — scratch: the seed's row.
+    top_d, top_i : (k - 1,) float64, int64 — scratch for :func:`~mabench.kernels.spatial.kdtree.kd_nearest_k`.
+    KS : tuple — :func:`~mabench.kernels.spatial.kdtree.kd_scratch` of T.
+
+    Returns
+    -------
+    int — the group size (k, or fewer when fewer remain).
+    """
     P = T.P
     for j in range(P.shape[1]):
         p[j] = P[seed, j]
@@ -112,7 +186,27 @@ def far_and_near(T, shell, head, c0, labels, pos, k, r, p, q, near_r, near_s, KS
       records never reorders the others); :func:`all_alive` tells.
 
     answer = [s's record id, new head, how many near_s holds, how many near_r holds]. Each thread
-    writes only its own outputs, so the answers are the same for any number of threads."""
+    writes only its own outputs, so the answers are the same for any number of threads.
+
+    Parameters
+    ----------
+    T : KDTree — the tree over the remaining records.
+    shell : Shell — the remaining records in shell order (:func:`shell_order`).
+    head : int — the shell's first position possibly alive.
+    c0 : (d,) float64 — the shell's pivot.
+    labels : (n,) int64 — -1 marks a remaining record (read only).
+    pos : (n,) int64 — each record's tree position.
+    k : int — the group size.
+    r : int — r's tree position.
+    p, q : (d,) float64 — r's row (read); scratch for s's row.
+    near_r, near_s : (2, k - 1) float64 / int64 pairs — filled: the nearest lists (squared distances, tree positions).
+    KS_r, KS_s : tuple — one :func:`~mabench.kernels.spatial.kdtree.kd_scratch` per thread.
+    answer : (4,) int64 — filled as said above.
+
+    Returns
+    -------
+    None
+    """
     for t in prange(2):
         if t == 0:
             ss, h = shell_farthest(shell, head, c0, labels, p)
@@ -128,7 +222,23 @@ def far_and_near(T, shell, head, c0, labels, pos, k, r, p, q, near_r, near_s, KS
 @njit(cache=True, parallel=True)
 def nearest_of_two(T, want, a, b, pa, pb, near_a, near_b, KS_a, KS_b, counts):
     """The ``want`` nearest remaining records of tree positions a and b (each excluding itself), on two
-    threads that only read the tree; counts = [how many near_a holds, how many near_b holds]."""
+    threads that only read the tree; counts = [how many near_a holds, how many near_b holds].
+
+    Parameters
+    ----------
+    T : KDTree — the tree over the remaining records.
+    want : int — how many nearest.
+    a, b : int — two tree positions.
+    pa, pb : (d,) float64 — their rows.
+near_a, near_b : pairs of (want,) float64 / int64 — filled: the nearest lists (squared distances, tree positions; ties
+        to the lower record id).
+    KS_a, KS_b : tuple — one :func:`~mabench.kernels.spatial.kdtree.kd_scratch` per thread.
+    counts : (2,) int64 — filled: how many each list holds.
+
+    Returns
+    -------
+    None
+    """
     for t in prange(2):
         if t == 0:
             counts[0] = kd_nearest_k(T, pa, want, near_a[0], near_a[1], KS_a, a)
@@ -138,7 +248,19 @@ def nearest_of_two(T, want, a, b, pa, pb, near_a, near_b, KS_a, KS_b, counts):
 
 @njit(cache=True)
 def all_alive(T, found, cnt, want):
-    """Whether found[:cnt] are all still in the tree and are as many as wanted."""
+    """Whether found[:cnt] are all still in the tree and are as many as wanted.
+
+    Parameters
+    ----------
+    T : KDTree — the tree.
+    found : (>= cnt,) int64 — tree positions.
+    cnt : int — how many of ``found``.
+    want : int — how many were wanted.
+
+    Returns
+    -------
+    bool
+    """
     if cnt < want:
         return False
     alive = T.alive
@@ -150,11 +272,35 @@ def all_alive(T, found, cnt, want):
 
 @njit(cache=True)
 def tree_over_remaining(Z, labels, pos):
+    """A k-d tree over the records still unassigned (label -1), and each record's tree position.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels : (n,) int64 — -1 marks a remaining record.
+    pos : (n,) int64 — filled: each remaining record's tree position (-1 for the others).
+
+    Returns
+    -------
+    KDTree
+    """
     return kd_remaining(Z, labels, np.int64(UNASSIGNED), pos)
 
 
 @njit(cache=True)
 def load_position(T, i, p):
+    """Copy the row of tree position ``i`` into ``p``.
+
+    Parameters
+    ----------
+    T : KDTree — the tree.
+    i : int — a tree position.
+    p : (d,) float64 — filled.
+
+    Returns
+    -------
+    None
+    """
     P = T.P
     for j in range(P.shape[1]):
         p[j] = P[i, j]
@@ -162,7 +308,17 @@ def load_position(T, i, p):
 
 @njit(cache=True)
 def label_remaining(labels, g):
-    """Put every remaining record into group ``g``; return how many."""
+    """Put every remaining record into group ``g``; return how many.
+
+    Parameters
+    ----------
+    labels : (n,) int64 — updated: every -1 becomes ``g``.
+    g : int — the label.
+
+    Returns
+    -------
+    int — how many records were labelled.
+    """
     cnt = 0
     for r in range(labels.size):
         if labels[r] == UNASSIGNED:
@@ -174,7 +330,20 @@ def label_remaining(labels, g):
 @njit(cache=True)
 def close_tree_tail(Z, labels, g, left, k):
     """The tree paths' last step (core.groups.close_tail's rule): k or more records left form group
-    ``g``; fewer join their nearest groups. ``labels`` (n,) int64 is updated."""
+    ``g``; fewer join their nearest groups. ``labels`` (n,) int64 is updated.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels : (n,) int64 — updated.
+    g : int — the next label.
+    left : int — records remaining.
+    k : int — the minimum group size.
+
+    Returns
+    -------
+    None
+    """
     if left >= k:
         label_remaining(labels, g)
     elif left > 0:
@@ -183,7 +352,18 @@ def close_tree_tail(Z, labels, g, left, k):
 
 @njit(cache=True)
 def start_sums(Z, labels):
-    """Ids of all records, their column sums in record order (buffer.compact's first call)."""
+    """Ids of all records, their column sums in record order (buffer.compact's first call).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels : (n,) int64 — -1 marks a remaining record (all, at the start).
+
+    Returns
+    -------
+    ids : (n,) int64 — 0..n-1, the remaining ones first after :func:`resum`.
+    sums : (d,) float64 — their column sums.
+    """
     n, d = Z.shape
     ids = np.arange(n)
     sums = np.zeros(d)
@@ -213,7 +393,20 @@ column-major per block, padded with NaN (a NaN distance never wins); ids (record
 
 @njit(cache=True)
 def shell_order(Z, labels, c0):
-    """:class:`Shell` of the remaining records, sorted by decreasing |x − c0|."""
+    """:class:`Shell` of the remaining records, sorted by decreasing |x − c0|.
+
+    Ties keep record order (a stable sort).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels : (n,) int64 — -1 marks a remaining record.
+    c0 : (d,) float64 — the pivot.
+
+    Returns
+    -------
+    Shell
+    """
     d = Z.shape[1]
     rem = np.flatnonzero(labels == UNASSIGNED)
     a = np.empty(rem.size)
@@ -240,7 +433,21 @@ def shell_farthest(shell, head, c0, labels, p, skip=-1):
 
     The scan stops at the first block whose first slot's bound is below the best (the bounds only
     fall along the order); a slot's label, a random access into an n-long array, is read only when
-    its distance would win. Record ``skip`` counts as grouped."""
+    its distance would win. Record ``skip`` counts as grouped.
+
+    Parameters
+    ----------
+    shell : Shell — the remaining records in shell order.
+    head : int — the first shell position possibly alive.
+    c0 : (d,) float64 — the shell's pivot.
+    labels : (n,) int64 — -1 marks a remaining record.
+    p : (d,) float64 — the point.
+    skip : int, default -1 — a record id that counts as grouped (-1: none).
+
+    Returns
+    -------
+    (int, int) — the record id (-1 when none remains) and the new head.
+    """
     rows, ids, a, dist = shell.rows, shell.ids, shell.radius, shell.dist
     d = rows.shape[1]
     B = rows.shape[2]
@@ -319,7 +526,26 @@ TREE_FROM = ((3, 5_000), (12, 10_000))
 
 def use_tree(index: str, n: int, d: int) -> bool:
     """Whether the tree kernel answers (``index=tree``), the pass kernel (``scan``), or whichever the
-    measured thresholds say is faster for n records in d dimensions (``auto``)."""
+    measured thresholds say is faster for n records in d dimensions (``auto``).
+
+    Parameters
+    ----------
+    index : {"auto", "tree", "scan"} — the ``index`` parameter of the method.
+    n, d : int — records and attributes.
+
+    Returns
+    -------
+    bool — true for the tree kernel.
+
+    Raises
+    ------
+    ValueError — for another ``index``.
+
+    Examples
+    --------
+    >>> use_tree("scan", 10**6, 3), use_tree("auto", 100, 3)
+    (False, False)
+    """
     if index not in INDEXES:
         raise ValueError(f"index must be one of {INDEXES}, not {index!r}")
     if index != "auto":
@@ -336,7 +562,16 @@ _SIZED_AS: list = []  # (n, d) that use_pair answers for while a warm-up runs on
 def use_pair(n: int, d: int):
     """True when a second thread is worth its start-up per iteration (the answers never depend on it),
     else None: the tree kernels' ``pair`` argument, whose None specialization leaves out (and never
-    compiles) the two-thread code."""
+    compiles) the two-thread code.
+
+    Parameters
+    ----------
+    n, d : int — records and attributes (overridden inside :func:`sized_as`).
+
+    Returns
+    -------
+    True or None
+    """
     if _SIZED_AS:
         n, d = _SIZED_AS[-1]
     return True if n >= PAIR_FROM and numba.get_num_threads() > 1 else None
@@ -345,7 +580,16 @@ def use_pair(n: int, d: int):
 @contextmanager
 def sized_as(n: int, d: int):
     """Within it, :func:`use_pair` answers as for n × d: a warm-up on a tiny problem compiles the
-    specialization the real data will run."""
+    specialization the real data will run.
+
+    Parameters
+    ----------
+    n, d : int — the size the real data has.
+
+    Returns
+    -------
+    context manager
+    """
     _SIZED_AS.append((n, d))
     try:
         yield

@@ -1,0 +1,54 @@
+"""The "k smallest so far" insertion step (mabench/kernels/core/select.py) against plain NumPy.
+
+Values are drawn from a handful of integers so that most lists hold ties: the ordered step must keep
+the lowest indices among equal values, the ranked step the lowest ranks whatever the order offered.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from mabench.kernels.core.select import keep_smallest, keep_smallest_ranked
+
+values = st.lists(st.integers(0, 4).map(float), min_size=0, max_size=40)
+
+
+def _reference(v, key, want):
+    """The first ``want`` of (value, key) sorted: a stable NumPy sort, no insertion."""
+    order = np.lexsort((key, v))[:want]
+    return v[order], order
+
+
+@settings(max_examples=200, deadline=None)
+@given(values, st.integers(1, 8))
+def test_keep_smallest_matches_a_stable_sort(vals, want):
+    v = np.array(vals, dtype=np.float64)
+    top_d = np.full(want, np.nan)
+    top_i = np.full(want, -7, dtype=np.int64)
+    cnt = 0
+    for i in range(v.size):
+        cnt = keep_smallest(top_d, top_i, cnt, want, v[i], i)
+    ref_d, ref_i = _reference(v, np.arange(v.size), want)
+    assert cnt == min(want, v.size)
+    assert top_d[:cnt].tolist() == ref_d.tolist()
+    assert top_i[:cnt].tolist() == ref_i.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(values, st.integers(1, 8), st.randoms(use_true_random=False))
+def test_keep_smallest_ranked_matches_a_sort_in_any_offer_order(vals, want, rnd):
+    v = np.array(vals, dtype=np.float64)
+    rank = np.arange(v.size, dtype=np.int64)
+    rnd.shuffle(rank)
+    offer = list(range(v.size))
+    rnd.shuffle(offer)
+    top_d = np.full(want, np.nan)
+    top_i = np.full(want, -7, dtype=np.int64)
+    cnt = 0
+    for i in offer:
+        cnt = keep_smallest_ranked(top_d, top_i, cnt, want, v[i], i, rank)
+    ref_d, ref_i = _reference(v, rank, want)
+    assert cnt == min(want, v.size)
+    assert top_d[:cnt].tolist() == ref_d.tolist()
+    assert top_i[:cnt].tolist() == ref_i.tolist()
