@@ -317,7 +317,18 @@ def trace_points(trace: Trace) -> list:
 
 def begin(Z: np.ndarray, labels: np.ndarray, k: int) -> tuple:
     """(state, trace, initial IL) of an improver started from ``labels``: groups of k..2k−1 records,
-    the start as the trace's first point. Every improver (icsm, ls, lns) begins so."""
+    the start as the trace's first point. Every improver (icsm, ls, lns) begins so.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the standardized records.
+    labels : (n,) int64 — the starting partition (groups of k..2k−1 records).
+    k : int — the minimum group size.
+
+    Returns
+    -------
+    (State, Trace, float) — the search state, the anytime trace holding the start, and the start's IL (%).
+    """
     tr = Trace(sst(Z))
     st = State(Z, labels, k, 2 * k - 1)
     il_init = tr.il(st.sse)

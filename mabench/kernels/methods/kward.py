@@ -29,7 +29,18 @@ def univariate(name: str, *, diagonal: bool, recursive: bool, time: str, memory:
                citation: str) -> Algorithm:
     """The declaration of a univariate k-Ward method (kW, kWD and their recursive forms kWR, kWDR):
     :func:`run_univariate` with these switches on the original values (one column) or a projection;
-    the recursive ones also take ``theta``."""
+    the recursive ones also take ``theta``.
+
+    Parameters
+    ----------
+    name : str — the plugin's name (kw, kwd, kwr, kwdr).
+    diagonal, recursive : bool — the method's switches (:func:`run_univariate`).
+    time, memory, title, citation : str — the plugin declaration's fields.
+
+    Returns
+    -------
+    mabench.plugin.Algorithm — the declaration a plugin file assigns to ``ALGORITHM``.
+    """
 
     def run(Z, k, params, rng, raw=None):
         return run_univariate(Z, k, params, name, diagonal=diagonal, recursive=recursive, raw=raw)

@@ -497,14 +497,32 @@ INDEX_HELP = ("how the farthest and nearest records are found (never changes the
 def index_param(when: str = "") -> Param:
     """The ``index`` parameter of a method that calls the pass-or-tree kernels (declare it with
     ``warm_up=tree_warm_up(run)``); ``when`` prefixes the help, e.g. "split=c: ". Neutral: the
-    partition is the same for every choice, so the run record leaves it out."""
+    partition is the same for every choice, so the run record leaves it out.
+
+    Parameters
+    ----------
+    when : str — a prefix of the help text (the condition under which the parameter matters).
+
+    Returns
+    -------
+    mabench.plugin.Param — ``auto`` by default, one of ``INDEXES``.
+    """
     return Param("auto", when + INDEX_HELP, INDEXES, neutral=True)
 
 
 def tree_warm_up(run):
     """The ``warm_up`` hook (mabench.plugin.Algorithm) of a method with :func:`index_param`: ``run`` on
     a tiny problem with the kernel the real n x d will take (on the tiny problem alone ``auto`` would
-    pick the pass kernel), in the one- or two-thread specialization n will run (:func:`sized_as`)."""
+    pick the pass kernel), in the one- or two-thread specialization n will run (:func:`sized_as`).
+
+    Parameters
+    ----------
+    run : callable — the plugin's ``run(Z, k, params, rng[, raw])``.
+
+    Returns
+    -------
+    callable — ``warm_up(n, d, k, params)``: compiles what a run on n x d records will call.
+    """
     takes_raw = "raw" in inspect.signature(run).parameters
 
     def warm_up(n: int, d: int, k: int, params: dict) -> None:
@@ -514,6 +532,8 @@ def tree_warm_up(run):
             run(tiny, k, params, np.random.default_rng(0), **({"raw": tiny} if takes_raw else {}))
 
     return warm_up
+
+
 # The smallest n at which the tree kernel beat the pass kernel, by dimension (MDAV and CBFS, k = 3,
 # standard normal data, medians of 3 in one run on the shared 2-core machine; docs/scaling.md):
 # d = 3: 1.2-1.3x at 5,000; d = 6: 1.9-2.7x at 20,000 (0.7-1.2x at 5,000); d = 8: 1.4-2.1x at 20,000;
