@@ -1,5 +1,5 @@
 """What many test modules share: the checkout's root, running a plugin with its contract checked,
-running the CLI in a fresh process, and the CLI's error contract."""
+running the CLI in a fresh process, the CLI's error contract, and the tie-heavy data strategy."""
 
 from __future__ import annotations
 
@@ -9,9 +9,22 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
+# A small valid data file: six records, two numeric columns.
+GOOD_CSV = "a,b\n1,2\n3,5\n4,1\n7,8\n2,2\n9,4\n"
+
+
+def tied_records(max_n: int, max_d: int, span: int = 3, min_n: int = 1):
+    """Hypothesis strategy: (n, d) float64 records on the integer grid -span..span.
+
+    Small grids make duplicate and equidistant records common, so a kernel must break every tie
+    exactly like the plain-NumPy reference (lowest record index)."""
+    return st.integers(1, max_d).flatmap(lambda d: st.integers(min_n, max_n).flatmap(
+        lambda n: arrays(np.float64, (n, d), elements=st.integers(-span, span).map(float))))
 
 
 def run_plugin(name: str, params: dict, Z, k: int, seed: int = 0) -> np.ndarray:

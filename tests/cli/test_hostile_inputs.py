@@ -179,6 +179,15 @@ def scratch():
         shutil.rmtree(folder, ignore_errors=True)
 
 
+
+def _run_on_csv(folder, data: bytes, gz: bool, algorithm: str, k: int):
+    """Write the CSV bytes (gzipped or not) into folder and run the CLI on them: (file name, outputs, result)."""
+    name = "in.csv.gz" if gz else "in.csv"
+    (folder / name).write_bytes(gzip.compress(data) if gz else data)
+    outs = [folder / "p.csv", folder / "r.json"]
+    return name, outs, run_cli(["run", algorithm, str(folder / name), "-k", str(k), "--out", str(outs[0]),
+                                "--json-out", str(outs[1])], folder)
+
 @SETTINGS
 @given(table=tables(), sep=st.sampled_from([",", ",", ";", "\t", "|"]),
        quoting=st.sampled_from([csv.QUOTE_MINIMAL, csv.QUOTE_ALL, csv.QUOTE_NONNUMERIC]),
@@ -192,11 +201,7 @@ def test_hostile_csv_keeps_the_contract(table, sep, quoting, lineterminator, enc
     data = _csv_bytes(names, cols, sep, quoting, lineterminator, encoding, index)
     k = k_small if k_small <= 2 else n + dk  # from -2 to n+2
     with scratch() as folder:
-        name = "in.csv.gz" if gz else "in.csv"
-        (folder / name).write_bytes(gzip.compress(data) if gz else data)
-        outs = [folder / "p.csv", folder / "r.json"]
-        o = run_cli(["run", algorithm, str(folder / name), "-k", str(k), "--out", str(outs[0]),
-                     "--json-out", str(outs[1])], folder)
+        name, outs, o = _run_on_csv(folder, data, gz, algorithm, k)
         record = check_contract(o, outs, {name}, k=k)
         if record is not None:  # accepted: then it was read as written, nothing silently renamed or dropped
             assert not index, "a pandas index column was used as a variable"
@@ -216,11 +221,7 @@ def test_files_a_user_expects_to_work_do_work(table, bom, gz, crlf, quoting, alg
     data = _csv_bytes(names, cols, ",", quoting, "\r\n" if crlf else "\n", "utf-8-sig" if bom else "utf-8", False)
     k = max(1, min(n, 1 + int(k_frac * (n - 1))))
     with scratch() as folder:
-        name = "in.csv.gz" if gz else "in.csv"
-        (folder / name).write_bytes(gzip.compress(data) if gz else data)
-        outs = [folder / "p.csv", folder / "r.json"]
-        o = run_cli(["run", algorithm, str(folder / name), "-k", str(k), "--out", str(outs[0]),
-                     "--json-out", str(outs[1])], folder)
+        name, outs, o = _run_on_csv(folder, data, gz, algorithm, k)
         assert o.status == 0, o.err
         record = check_contract(o, outs, {name}, n=n, k=k)
         assert record["d"] == d and record["dataset"] == name

@@ -16,14 +16,7 @@ from mabench.errors import UserError
 from mabench.kernels.improve import search
 from mabench.plugin import INT64_MAX, MAX_COLUMNS, Param
 
-GOOD = "a,b\n1,2\n3,5\n4,1\n7,8\n2,2\n9,4\n"
 
-
-@pytest.fixture
-def work(tmp_path, monkeypatch):
-    (tmp_path / "good.csv").write_text(GOOD)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 BAD_PARAMS = {

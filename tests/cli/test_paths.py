@@ -15,18 +15,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from support import ROOT
+from support import GOOD_CSV, ROOT
 from mabench import cli
 from mabench.data import fetch
 
-GOOD = "a,b\n1,2\n3,5\n4,1\n7,8\n2,2\n9,4\n"
 RECORD = {"algorithm": "mdav", "params": "tail=3k", "dataset": "tarragona", "dataset_params": "", "k": 2,
           "seed": 0, "n": 834, "d": 13, "il": 10.0, "seconds": 0.1}
 
 
 def _inputs(folder: Path) -> None:
-    (folder / "good.csv").write_text(GOOD)
-    (folder / "other.csv").write_text(GOOD)
+    (folder / "good.csv").write_text(GOOD_CSV)
+    (folder / "other.csv").write_text(GOOD_CSV)
     (folder / "part.csv").write_text("group\n0\n0\n1\n1\n2\n2\n")
     frame = pd.DataFrame([RECORD])
     frame.to_csv(folder / "base.csv", index=False)

@@ -25,25 +25,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from support import ROOT, assert_user_error, main_in_process as main, safety_net
+from support import GOOD_CSV, ROOT, assert_user_error, main_in_process as main, safety_net
 from mabench import io
 from mabench.cli import catalog, process
 from mabench.cli.process import INTERRUPTED
 from mabench.errors import UserError
 
-GOOD = "a,b\n1,2\n3,5\n4,1\n7,8\n2,2\n9,4\n"
 
 
 def listing(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
 
-
-@pytest.fixture
-def work(tmp_path, monkeypatch):
-    """A folder holding only good.csv, as the current directory."""
-    (tmp_path / "good.csv").write_text(GOOD)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 # ----------------------------------------------------------------------------- write failures
@@ -76,7 +68,7 @@ def test_write_failures_keep_the_contract(work, capsys, case):
 
 
 def test_permission_denied_is_a_user_error(tmp_path, capsys):
-    (tmp_path / "good.csv").write_text(GOOD)
+    (tmp_path / "good.csv").write_text(GOOD_CSV)
     locked = tmp_path / "locked"
     locked.mkdir()
     err = None
@@ -277,7 +269,7 @@ cli.run()
 
 
 def test_a_signal_after_the_commit_does_not_wake_the_watchdog_into_an_exit(tmp_path):
-    (tmp_path / "good.csv").write_text(GOOD)
+    (tmp_path / "good.csv").write_text(GOOD_CSV)
     env = {**os.environ, "MABENCH_HOME": str(ROOT)}
     proc = subprocess.run([sys.executable, "-c", SIGNAL_AFTER_THE_COMMIT], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=safety_net(120))
@@ -326,7 +318,7 @@ discovery.algorithm = _interrupted
 def test_an_interrupt_through_c_code_still_exits_130(tmp_path):
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "sitecustomize.py").write_text(INTERRUPT_THROUGH_C)
-    (tmp_path / "good.csv").write_text(GOOD)
+    (tmp_path / "good.csv").write_text(GOOD_CSV)
     env = {**os.environ, "MABENCH_HOME": str(ROOT), "PYTHONPATH": str(tmp_path / "site")}
     proc = subprocess.run([sys.executable, "-m", "mabench.cli", "run", "mdav", "good.csv", "-k", "2", "--out", "p.csv"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=safety_net(120))
@@ -476,7 +468,7 @@ def test_files_a_user_expects_to_work_do(work, capsys, name, data):
 def test_gzipped_csv_works(work, capsys):
     import gzip
 
-    (work / "d.csv.gz").write_bytes(gzip.compress(GOOD.encode()))
+    (work / "d.csv.gz").write_bytes(gzip.compress(GOOD_CSV.encode()))
     plain = json.loads(main(capsys, "run", "mdav", "good.csv", "-k", "2").stdout)
     packed = json.loads(main(capsys, "run", "mdav", "d.csv.gz", "-k", "2").stdout)
     assert packed["il"] == plain["il"] and packed["dataset"] == "d.csv.gz"

@@ -123,13 +123,18 @@ def test_two_thread_kernels_give_the_same_partition_on_one_thread():
     assert all(np.array_equal(a, b) for a, b in zip(both, one))
 
 
-def test_k_nearest_query_skips_the_position_it_is_told_to():
-    rng = np.random.default_rng(3)
-    Z = rng.integers(0, 3, size=(300, 2)).astype(np.float64)
+def _tree_of_all(Z):
+    """A k-d tree over every record of Z, its query scratch, and each record's position in it."""
     labels = np.full(len(Z), -1, dtype=np.int64)
     pos = np.empty(len(Z), dtype=np.int64)
     T = K.kd_remaining(Z, labels, -1, pos)
-    KS = K.kd_scratch(T)
+    return T, K.kd_scratch(T), pos
+
+
+def test_k_nearest_query_skips_the_position_it_is_told_to():
+    rng = np.random.default_rng(3)
+    Z = rng.integers(0, 3, size=(300, 2)).astype(np.float64)
+    T, KS, pos = _tree_of_all(Z)
     top_d, top_i = np.empty(5), np.empty(5, dtype=np.int64)
     for r in rng.integers(0, len(Z), 20):
         p = Z[r].copy()
@@ -155,10 +160,7 @@ def test_k_nearest_query_equals_a_numpy_scan_with_ties():
     distances summed attribute by attribute like the pass."""
     rng = np.random.default_rng(5)
     Z = rng.integers(0, 3, size=(700, 3)).astype(np.float64)
-    labels = np.full(len(Z), -1, dtype=np.int64)
-    pos = np.empty(len(Z), dtype=np.int64)
-    T = K.kd_remaining(Z, labels, -1, pos)
-    KS = K.kd_scratch(T)
+    T, KS, pos = _tree_of_all(Z)
     dead = rng.random(len(Z)) < 0.3
     for r in np.flatnonzero(dead):
         K.kd_delete(T, pos[r])
@@ -237,10 +239,7 @@ def test_k_nearest_query_is_exact_where_single_precision_rounds(kind, size, spre
     n = 5_000
     rows, query = _rounding_case(kind, size, spread, n, d, rng)
     Z = rows[rng.integers(0, len(rows), n)]
-    labels = np.full(n, -1, dtype=np.int64)
-    pos = np.empty(n, dtype=np.int64)
-    T = K.kd_remaining(Z, labels, -1, pos)
-    KS = K.kd_scratch(T)
+    T, KS, pos = _tree_of_all(Z)
     dead = rng.random(n) < 0.2
     for r in np.flatnonzero(dead):
         K.kd_delete(T, pos[r])

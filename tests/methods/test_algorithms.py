@@ -5,12 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
-from hypothesis.extra.numpy import arrays
 
 from mabench import discovery, partition
 from mabench.plugin import format_params
 from oracles.mdav_family import REFERENCE
-from support import run_plugin as _run
+from support import run_plugin as _run, tied_records
 
 CONFIGS = [(name, dict(p.split("=") for p in params.split(",")) if params else {})
            for name, params in REFERENCE]
@@ -32,9 +31,7 @@ def test_every_plugin_declares_its_contract():
 
 # Small integer grids make ties (duplicate records, equidistant records) common:
 # the kernels must break them exactly like the reference (lowest record index).
-data = st.integers(1, 4).flatmap(
-    lambda d: st.integers(1, 40).flatmap(
-        lambda n: arrays(np.float64, (n, d), elements=st.integers(-3, 3).map(float))))
+data = tied_records(max_n=40, max_d=4)
 
 
 @pytest.mark.parametrize("name,params", CONFIGS, ids=[f"{n}[{format_params(p)}]" for n, p in CONFIGS])

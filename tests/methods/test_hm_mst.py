@@ -13,7 +13,7 @@ from mabench import data, kernels as K, partition
 from mabench.errors import UserError
 from mabench.bench.runner import run_cell
 from mabench.data.standardize import zscore
-from support import run_plugin
+from support import run_plugin, tied_records
 
 
 def _run(name, Z, k, **params):
@@ -26,8 +26,7 @@ def _same(a, b):
 
 # Small integer grids: duplicates and equidistant records everywhere.
 def tied(max_n=30, max_d=3):
-    return st.integers(1, max_d).flatmap(lambda d: st.integers(1, max_n).flatmap(
-        lambda n: arrays(np.float64, (n, d), elements=st.integers(-3, 3).map(float))))
+    return tied_records(max_n, max_d)
 
 
 # ------------------------------------------------------------------ hm

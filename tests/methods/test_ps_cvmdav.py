@@ -21,7 +21,7 @@ from mabench.report import published, tables
 from mabench.bench import runner
 from mabench.plugin import format_params
 from mabench.data.standardize import zscore
-from support import run_plugin as _run
+from support import run_plugin as _run, tied_records
 
 
 # ------------------------------------------------------------------ plain NumPy references
@@ -209,9 +209,7 @@ def _same(a, b):
     return partition.canonical_labels(a).tolist() == partition.canonical_labels(b).tolist()
 
 
-tied = st.integers(1, 4).flatmap(
-    lambda d: st.integers(1, 40).flatmap(
-        lambda n: arrays(np.float64, (n, d), elements=st.integers(-3, 3).map(float))))
+tied = tied_records(max_n=40, max_d=4)
 
 
 @pytest.mark.parametrize("name,params,ref", CASES, ids=IDS)

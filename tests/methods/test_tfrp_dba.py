@@ -13,13 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
-from hypothesis.extra.numpy import arrays
 
 from oracles import tfrp_dba as ref
 from mabench import kernels as K
 from mabench import discovery, partition
 from mabench.bench.runner import run_cell
-from support import run_plugin as _run
+from support import run_plugin as _run, tied_records
 
 CONFIGS = [
     ("tfrp1", {}, lambda Z, k: ref.tfrp1(Z, k)),
@@ -52,9 +51,7 @@ def _sse(Z, labels):
 
 
 # small integer grids: duplicate and equidistant records everywhere
-tied = st.integers(1, 3).flatmap(
-    lambda d: st.integers(1, 36).flatmap(
-        lambda n: arrays(np.float64, (n, d), elements=st.integers(-2, 2).map(float))))
+tied = tied_records(max_n=36, max_d=3, span=2)
 
 
 @pytest.mark.parametrize("name,params,want", CONFIGS, ids=IDS)
