@@ -7,13 +7,15 @@
   group), :mod:`~.core.aggregate` (the value a group publishes), :mod:`~.core.counter` (progress);
 * ``spatial/`` — :mod:`~.spatial.kdtree` (a static k-d tree with deletions, :class:`KDTree`),
   :mod:`~.spatial.treegroups` (the MDAV family's and CBFS's group steps answered by the tree),
+  :mod:`~.spatial.index_choice` (which of the pass and tree kernels a method runs),
   :mod:`~.spatial.knn_tree` (nearest two of many query points), :mod:`~.spatial.farpair` (the most
   distant remaining pair), :mod:`~.spatial.pairs` (record pairs closer than a threshold),
   :mod:`~.spatial.mst` (Prim's minimum spanning tree, nearest-point-next);
 * ``methods/`` — one main loop per family: :mod:`~.methods.mdav`, :mod:`~.methods.cbfs`,
   :mod:`~.methods.density` (DBA-1), :mod:`~.methods.tfrp`, :mod:`~.methods.hm` (Hansen–Mukherjee),
   :mod:`~.methods.ward` and :mod:`~.methods.kward` (the k-Ward family), :mod:`~.methods.refine`
-  (dissolve-and-reassign), :mod:`~.methods.swap` (OMMA's migrations), :mod:`~.methods.sdcmicro`;
+  (dissolve-and-reassign), :mod:`~.methods.swap` (OMMA's migrations), :mod:`~.methods.sdcmicro`,
+  :mod:`~.methods.mcd` with :mod:`~.methods.mcd_steps` and :mod:`~.methods.chi_square` (FastMCD);
 * ``improve/`` — :mod:`~.improve.localsearch` (group state, exact move/swap costs, descent,
   perturbation), :mod:`~.improve.icsm` (ICSM's steps), :mod:`~.improve.lns` (exact re-partition of
   a region), :mod:`~.improve.search` (the drivers the ``icsm``, ``ls`` and ``lns`` plugins call);
@@ -56,7 +58,7 @@ from mabench.kernels.core.groups import assign_leftovers, close_tail, group_mean
 from mabench.kernels.methods.hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
 from mabench.kernels.spatial.mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
 from mabench.kernels.methods.mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels, mdav_labels_tree, mdav_partition  # noqa: E402
-from mabench.kernels.spatial.treegroups import INDEX_HELP, INDEXES, index_param, tree_warm_up, use_tree  # noqa: E402
+from mabench.kernels.spatial.index_choice import INDEX_HELP, INDEXES, index_param, tree_warm_up, use_tree  # noqa: E402
 from mabench.kernels.methods.cbfs import cbfs_labels, cbfs_labels_scan, cbfs_labels_tree  # noqa: E402
 from mabench.kernels.core.nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
 from mabench.kernels.improve.localsearch import (EPS, apply_move, best_change, dissolve, group_state, move_swap_descent,  # noqa: E402

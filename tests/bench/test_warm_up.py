@@ -64,7 +64,7 @@ def _run(name, n, d, threads):
 @pytest.mark.parametrize("threads, pair", [(1, ["none"]), (2, ["bool"])])
 def test_warm_up_compiles_what_the_tree_run_uses(name, threads, pair):
     """One thread: only the specialization without the two-thread code (pair=None); two threads at
-    30,000 records (from treegroups.PAIR_FROM): only the one with it. Nothing compiles in the run."""
-    result = _run(name, 30_000, 10, threads)  # d = 10 from 30,000 records: the tree (treegroups.TREE_FROM)
+    30,000 records (from index_choice.PAIR_FROM): only the one with it. Nothing compiles in the run."""
+    result = _run(name, 30_000, 10, threads)  # d = 10 from 30,000 records: the tree (index_choice.TREE_FROM)
     assert result["new"] == []
     assert result["pair"] == pair

@@ -12,10 +12,10 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from mabench.kernels.methods import mcd
+from mabench.kernels.methods import chi_square, mcd, mcd_steps
 from oracles import mcd as oracle
 from support import FIXTURES as ALL_FIXTURES, ROOT
 
@@ -50,7 +50,7 @@ def test_c_steps_from_a_given_subset_equal_the_oracle(n, p, seed):
     want, want_det = oracle.concentrate(X, start, h)
     loc, cov = np.empty(p), np.empty((p, p))
     s = _scratch(n, p)
-    mcd.mean_cov(X, np.arange(n), start, loc, cov)
+    mcd_steps.mean_cov(X, np.arange(n), start, loc, cov)
     s["chosen"][:] = start
     det = mcd.concentrate(X, np.arange(n), h, loc, cov, 200, s["chosen"], s["dist"], s["s_loc"], s["s_cov"],
                           s["s_chosen"], s["precision"], s["values"], s["vectors"], s["work"], s["sel_work"])
@@ -64,10 +64,10 @@ def test_c_steps_from_a_given_subset_equal_the_oracle(n, p, seed):
 def test_consistency_factor_and_chi2_equal_scipy(p, alpha):
     from scipy.stats import chi2
 
-    assert mcd.consistency(p, alpha) == pytest.approx(oracle.consistency(p, alpha), rel=1e-13)
+    assert chi_square.consistency(p, alpha) == pytest.approx(oracle.consistency(p, alpha), rel=1e-13)
     for q in (0.5, 0.025, 1 - alpha):
-        assert mcd.chi2_isf(q, p) == pytest.approx(chi2.isf(q, p), rel=1e-13)
-    assert mcd.consistency(p, 1.0) == 1.0
+        assert chi_square.chi2_isf(q, p) == pytest.approx(chi2.isf(q, p), rel=1e-13)
+    assert chi_square.consistency(p, 1.0) == 1.0
 
 
 @pytest.mark.parametrize("n,p,seed", [(80, 2, 3), (400, 3, 4), (2000, 4, 5)])
@@ -93,10 +93,16 @@ def test_the_raw_subset_is_a_fixed_point_of_the_c_step():
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.integers(-50, 50), min_size=3, max_size=40), st.integers(0, 3))
 def test_univariate_mcd_is_the_window_of_least_variance(values, _):
-    x = np.array(values, dtype=float) + np.linspace(0, 1e-3, len(values))  # distinct: one window wins
+    x = np.array(values, dtype=float) + np.linspace(0, 1e-3, len(values))  # distinct values
     h = mcd.support_size(len(x), 1)
     if h >= len(x):
         return
+    # Two windows can still have variances equal up to rounding (e.g. -1, -1, 0, 0 jittered: mirror
+    # images); the kernel's running sums and np.var then may round to different winners. Compare only
+    # where the least variance wins by more than rounding.
+    y = np.sort(x)
+    variances = np.sort([np.var(y[i:i + h]) for i in range(len(x) - h + 1)])
+    assume(variances[1] - variances[0] > 1e-9 * max(variances[1], 1e-300))
     support = np.zeros(len(x), dtype=bool)
     mean, var = mcd.univariate_mcd(x, h, support)
     want, want_mean, want_var = oracle.univariate(x, h)
@@ -137,7 +143,7 @@ def test_agrees_with_scikit_learns_mincovdet_on_well_identified_data(n, p, seed)
     assert np.linalg.slogdet(ours.raw_covariance)[1] <= np.linalg.slogdet(theirs.raw_covariance_)[1] + 1e-3
     # same support: scikit-learn (>= 1.9) multiplies by c(p, 0.975) where we multiply by c(p, m/n)
     if (ours.support == theirs.support_).all():
-        np.testing.assert_allclose(ours.covariance / ours.reweight_factor * mcd.consistency(p, 0.975),
+        np.testing.assert_allclose(ours.covariance / ours.reweight_factor * chi_square.consistency(p, 0.975),
                                    theirs.covariance_, rtol=1e-10)
 
 

@@ -18,8 +18,8 @@ from mabench.kernels.core.groups import close_tail
 from mabench.kernels.core.nearest import farthest_group
 from mabench.kernels.spatial.treegroups import (REBUILD, all_alive, close_tree_tail, farthest_remaining,
                                         fresh_tree, group_from_tree, load_position, nearest_of_two,
-                                        shell_farthest, shell_order, take_group, tree_start, use_pair,
-                                        use_tree)
+                                        shell_farthest, shell_order, take_group, tree_start)
+from mabench.kernels.spatial.index_choice import use_pair, use_tree
 
 
 @njit(cache=True, nogil=True)
@@ -90,7 +90,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
     Parameters
     ----------
     Z, k, tail_group, fixed_centroid, tally — as for :func:`cbfs_labels_scan`.
-    pair : True or None — see above (:func:`~mabench.kernels.spatial.treegroups.use_pair`).
+    pair : True or None — see above (:func:`~mabench.kernels.spatial.index_choice.use_pair`).
 
     Returns
     -------
@@ -149,7 +149,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
 
 
 def cbfs_labels(Z, k, tail_group: bool, fixed_centroid: bool, index: str = "auto"):
-    """CBFS's partition by the kernel ``index`` names (auto: kernels/treegroups.use_tree).
+    """CBFS's partition by the kernel ``index`` names (auto: kernels/spatial/index_choice.use_tree).
 
     Parameters
     ----------

@@ -22,6 +22,8 @@ import numpy as np
 
 from mabench.errors import UserError
 from mabench.kernels.core.linalg import eigh_jacobi, inverse_logdet
+from mabench.kernels.methods.chi_square import chi2_isf, consistency
+from mabench.kernels.methods.mcd_steps import below, distances, mean_cov, shuffle_prefix, smallest
 
 # R&VD 1999 §3-4 (the numbers robustbase's covMcd uses: nsamp, nmini, kmini).
 TRIALS = 500  # random (p+1)-subsets in all
@@ -32,189 +34,6 @@ START_STEPS = 2  # C-steps from each random start (and on the merged set)
 FULL_STEPS = 100  # C-steps on the full data at most (k3), up to n·p = 10^5; they stop on no decrease
 FULL_KEEP_UP_TO = 5000  # above this n only the best candidate goes to the full data
 QUANTILE = 0.975  # reweighting: records with corrected distance below chi2_p(0.975) keep weight 1
-
-
-# ----------------------------------------------------------------------------- random numbers
-
-
-@numba.njit(cache=True)
-def _next_u64(state: np.ndarray) -> np.uint64:
-    """SplitMix64 (Steele, Lea & Flood 2014): one 64-bit word; ``state`` is a uint64 array of size 1."""
-    state[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = state[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@numba.njit(cache=True)
-def _below(state: np.ndarray, m: int) -> int:
-    """An integer in [0, m): 53 random bits as a fraction of 1, times m (bias < m / 2^53)."""
-    u = np.float64(_next_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-    return np.int64(u * m)
-
-
-@numba.njit(cache=True)
-def _shuffle_prefix(state: np.ndarray, pool: np.ndarray, count: int) -> None:
-    """Fisher-Yates on the first ``count`` places: ``pool[:count]`` becomes a uniform random sample
-    (in random order) of ``pool``'s values."""
-    m = pool.shape[0]
-    for i in range(count):
-        j = i + _below(state, m - i)
-        t = pool[i]
-        pool[i] = pool[j]
-        pool[j] = t
-
-
-@numba.njit(cache=True)
-def mean_cov(X: np.ndarray, rows: np.ndarray, chosen: np.ndarray, loc: np.ndarray, cov: np.ndarray) -> None:
-    """Mean and covariance (divided by the count, as scikit-learn's) of the records ``rows[i]`` with
-    ``chosen[i]``, summed in the order of ``rows``.
-
-    Parameters
-    ----------
-    X : (n, p) float64 — the records.
-    rows : (m,) int64 — record ids.
-    chosen : (m,) bool — which of ``rows`` count.
-    loc : (p,) float64 — filled: the mean.
-    cov : (p, p) float64 — filled: the covariance.
-
-    Returns
-    -------
-    None
-    """
-    p = X.shape[1]
-    m = 0
-    for c in range(p):
-        loc[c] = 0.0
-    for i in range(rows.shape[0]):
-        if chosen[i]:
-            m += 1
-            for c in range(p):
-                loc[c] += X[rows[i], c]
-    for c in range(p):
-        loc[c] /= m
-    for a in range(p):
-        for b in range(p):
-            cov[a, b] = 0.0
-    for i in range(rows.shape[0]):
-        if chosen[i]:
-            r = rows[i]
-            for a in range(p):
-                da = X[r, a] - loc[a]
-                for b in range(a, p):
-                    cov[a, b] += da * (X[r, b] - loc[b])
-    for a in range(p):
-        for b in range(a, p):
-            cov[a, b] /= m
-            cov[b, a] = cov[a, b]
-
-
-@numba.njit(cache=True)
-def distances(X: np.ndarray, rows: np.ndarray, loc: np.ndarray, precision: np.ndarray, out: np.ndarray) -> None:
-    """Squared Mahalanobis distance of each record ``rows[i]`` to ``loc`` under ``precision``:
-    sum over a, b of d_a·P_ab·d_b, a then b in column order.
-
-    Parameters
-    ----------
-    X : (n, p) float64 — the records.
-    rows : (m,) int64 — record ids.
-    loc : (p,) float64 — the centre.
-    precision : (p, p) float64 — the inverse covariance.
-    out : (m,) float64 — filled: the distances.
-
-    Returns
-    -------
-    None
-    """
-    p = X.shape[1]
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        s = 0.0
-        for a in range(p):
-            t = 0.0
-            for b in range(p):
-                t += precision[a, b] * (X[r, b] - loc[b])
-            s += (X[r, a] - loc[a]) * t
-        out[i] = s
-
-
-@numba.njit(cache=True)
-def kth_smallest(work: np.ndarray, k: int) -> float:
-    """The k-th smallest value (0-based) of ``work``, which is reordered: Hoare's selection with a
-    median-of-three pivot (equal values split evenly, so tied data stay linear).
-
-    Parameters
-    ----------
-    work : (m,) float64 — the values (reordered in place).
-    k : int — 0 <= k < m.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> kth_smallest(np.array([5.0, 1.0, 3.0, 1.0]), 2)
-    3.0
-    """
-    lo, hi = 0, work.shape[0] - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        a, b, c = work[lo], work[mid], work[hi]
-        pivot = max(min(a, b), min(max(a, b), c))
-        i, j = lo, hi
-        while i <= j:
-            while work[i] < pivot:
-                i += 1
-            while work[j] > pivot:
-                j -= 1
-            if i <= j:
-                t = work[i]
-                work[i] = work[j]
-                work[j] = t
-                i += 1
-                j -= 1
-        if k <= j:
-            hi = j
-        elif k >= i:
-            lo = i
-        else:
-            return work[k]
-    return work[k]
-
-
-@numba.njit(cache=True)
-def smallest(dist: np.ndarray, h: int, chosen: np.ndarray, work: np.ndarray) -> None:
-    """``chosen[i]`` for the h smallest ``dist[i]``; equal distances at the cut go to lower i.
-
-    Parameters
-    ----------
-    dist : (m,) float64 — the distances.
-    h : int — how many to choose (1 <= h <= m).
-    chosen : (m,) bool — filled: the h chosen.
-    work : (>= m,) float64 — scratch.
-
-    Returns
-    -------
-    None
-    """
-    m = dist.shape[0]
-    for i in range(m):
-        work[i] = dist[i]
-    cut = kth_smallest(work[:m], h - 1)
-    below = 0
-    for i in range(m):
-        chosen[i] = dist[i] < cut
-        if chosen[i]:
-            below += 1
-    for i in range(m):
-        if below == h:
-            break
-        if dist[i] == cut:
-            chosen[i] = True
-            below += 1
 
 
 # ----------------------------------------------------------------------------- concentration
@@ -303,14 +122,14 @@ def random_start(X, rows, h, state, pool, loc, cov, chosen, precision, values, v
         pool[i] = i
         chosen[i] = False
     size = min(p + 1, h)
-    _shuffle_prefix(state, pool[:m], size)
+    shuffle_prefix(state, pool[:m], size)
     for i in range(size):
         chosen[pool[i]] = True
     mean_cov(X, rows, chosen, loc, cov)
     while size < h and inverse_logdet(cov, precision, values, vectors, work) == -np.inf:
         grown = min(2 * size, h)
         for i in range(size, grown):
-            j = i + _below(state, m - i)
+            j = i + below(state, m - i)
             t = pool[i]
             pool[i] = pool[j]
             pool[j] = t
@@ -379,7 +198,7 @@ def fast_mcd(X: np.ndarray, h: int, seed: np.uint64, trials: int, subset_size: i
         groups = min(max_subsets, n // subset_size)
         size = subset_size
         perm = np.arange(n)
-        _shuffle_prefix(state, perm, groups * size)
+        shuffle_prefix(state, perm, groups * size)
     per_group = max(1, trials // groups)
     cand = groups * min(keep, per_group)
     c_loc = np.empty((cand, p))
@@ -488,97 +307,10 @@ def univariate_mcd(x: np.ndarray, h: int, support: np.ndarray) -> tuple:
     return mean, var / h
 
 
-# ----------------------------------------------------------------------------- chi-square
-
-
-def chi2_sf(x: float, dof: int) -> float:
-    """P(chi2_dof > x) for a whole number of degrees of freedom, in closed form (Abramowitz &
-    Stegun 26.4.4-26.4.5): a finite sum, with erfc for odd dof.
-
-    Parameters
-    ----------
-    x : float — the quantile.
-    dof : int — degrees of freedom (>= 1).
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(chi2_sf(2.0, 2), 12)  # exp(-1)
-    0.367879441171
-    """
-    if x <= 0.0:
-        return 1.0
-    half = 0.5 * x
-    if dof % 2 == 0:
-        term, total = 1.0, 1.0
-        for j in range(1, dof // 2):
-            term *= half / j
-            total += term
-        return math.exp(-half) * total
-    total = 0.0
-    if dof > 1:
-        term = math.sqrt(2.0 * x / math.pi) * math.exp(-half)
-        total = term
-        for j in range(1, (dof - 1) // 2):
-            term *= x / (2 * j + 1)
-            total += term
-    return math.erfc(math.sqrt(half)) + total
-
-
-def chi2_isf(q: float, dof: int) -> float:
-    """The x with P(chi2_dof > x) = q, by bisection to the last bit.
-
-    Parameters
-    ----------
-    q : float — the upper tail probability, 0 < q < 1.
-    dof : int — degrees of freedom.
-
-    Returns
-    -------
-    float
-    """
-    lo, hi = 0.0, float(dof) + 1.0
-    while chi2_sf(hi, dof) > q:
-        hi *= 2.0
-    while True:
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            return hi
-        if chi2_sf(mid, dof) > q:
-            lo = mid
-        else:
-            hi = mid
-
-
-def consistency(p: int, fraction: float) -> float:
-    """robustbase's ``.MCDcons(p, alpha)``: the factor that makes the covariance of the fraction
-    ``alpha`` of normal records nearest the centre consistent, alpha / P(chi2_{p+2} <= chi2_p(alpha)).
-
-    Parameters
-    ----------
-    p : int — the number of variables.
-    fraction : float — alpha = h / n.
-
-    Returns
-    -------
-    float — the factor (1 when ``fraction`` >= 1).
-    """
-    if fraction >= 1.0:
-        return 1.0
-    q = chi2_isf(1.0 - fraction, p)
-    return fraction / (1.0 - chi2_sf(q, p + 2))
-
-
-# ----------------------------------------------------------------------------- the estimator
-
-
 @dataclass(frozen=True)
 class MCD:
     """A fitted MCD. ``raw_*``: the h-subset's mean and covariance (divided by h, uncorrected) and
-    its records; ``raw_factor``: the consistency factor c(p, h/n) (:func:`consistency`) that
+    its records; ``raw_factor``: the consistency factor c(p, h/n) (:func:`~mabench.kernels.methods.chi_square.consistency`) that
     the raw covariance is multiplied by before the reweighting; ``location``, ``covariance``,
     ``support``: the reweighted estimate (the records whose distance under the corrected raw
     estimate is below chi2_p(0.975)), its covariance divided by the count and multiplied by

@@ -12,8 +12,8 @@ from mabench.kernels.core.groups import close_tail
 from mabench.kernels.core.nearest import farthest_group, group_around
 from mabench.kernels.spatial.treegroups import (REBUILD, all_alive, centroid_of_remaining, close_tree_tail,
                                         far_and_near, farthest_remaining, fresh_tree, group_from_tree,
-                                        load_position, shell_farthest, shell_order, take_group, tree_start,
-                                        use_pair, use_tree)
+                                        load_position, shell_farthest, shell_order, take_group, tree_start)
+from mabench.kernels.spatial.index_choice import use_pair, use_tree
 
 TAIL_3K = 0  # MDAV-generic: pairs while >= 3k left; 2k..3k-1 -> one group + the rest
 TAIL_2K = 1  # MDAV as worded in P-S / CV-MDAV / ICSM Alg. 1: pairs while >= 2k; k..2k-1 -> one group
@@ -133,7 +133,7 @@ def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
 
 
 def mdav_partition(Z, k, tail, index="auto"):
-    """The MDAV family's partition by the kernel ``index`` names (auto: kernels/treegroups.use_tree);
+    """The MDAV family's partition by the kernel ``index`` names (auto: kernels/spatial/index_choice.use_tree);
     both kernels give the same labels.
 
     Parameters

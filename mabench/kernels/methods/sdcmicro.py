@@ -18,7 +18,8 @@ import numpy as np
 from mabench.errors import UserError
 from mabench.kernels.methods import mcd
 from mabench.kernels.spatial.kdtree import kd_delete, kd_nearest_k, kd_remaining, kd_scratch, tree_pays
-from mabench.kernels.spatial.treegroups import REBUILD, TREE_FROM
+from mabench.kernels.spatial.index_choice import TREE_FROM
+from mabench.kernels.spatial.treegroups import REBUILD
 from mabench.plugin import Param
 
 EXTRA_HINT = "pip install 'mabench[sdcmicro]'"
@@ -392,7 +393,7 @@ def rmd_labels_tree(Y: np.ndarray, md: np.ndarray, k: int) -> np.ndarray:
 
 
 def rmd_partition(Y: np.ndarray, md: np.ndarray, k: int) -> np.ndarray:
-    """The rmd loop, from the k-d tree where it was measured faster (treegroups.TREE_FROM: the same
+    """The rmd loop, from the k-d tree where it was measured faster (index_choice.TREE_FROM: the same
     nearest-remaining question as MDAV's), else by passes; the partition is the same either way.
 
     Parameters

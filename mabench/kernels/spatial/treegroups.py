@@ -19,18 +19,14 @@ A record is remaining iff ``labels[r] == UNASSIGNED``.
 
 from __future__ import annotations
 
-import inspect
 from collections import namedtuple
-from contextlib import contextmanager
 
-import numba
 import numpy as np
 from numba import njit, prange
 
 from mabench.kernels.core.buffer import UNASSIGNED
-from mabench.plugin import Param, read_only, tiny_problem
 from mabench.kernels.core.groups import assign_leftovers
-from mabench.kernels.spatial.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining, kd_scratch, tree_pays
+from mabench.kernels.spatial.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining, kd_scratch
 
 REBUILD = 0.75  # rebuild the tree over the remaining records once fewer than this share of it is left
 SHELL_REBUILD = 0.9  # re-sort the shell order once fewer than this share of its slots are left: grouped
@@ -487,134 +483,6 @@ def shell_farthest(shell, head, c0, labels, p, skip=-1):
                     best = dist[i]
                     best_r = r
     return best_r, head
-
-
-INDEXES = ("auto", "tree", "scan")
-INDEX_HELP = ("how the farthest and nearest records are found (never changes the partition): "
-              "scan = a full pass per question (O(n^2)), tree = k-d tree, auto = by n and d")
-
-
-def index_param(when: str = "") -> Param:
-    """The ``index`` parameter of a method that calls the pass-or-tree kernels (declare it with
-    ``warm_up=tree_warm_up(run)``); ``when`` prefixes the help, e.g. "split=c: ". Neutral: the
-    partition is the same for every choice, so the run record leaves it out.
-
-    Parameters
-    ----------
-    when : str — a prefix of the help text (the condition under which the parameter matters).
-
-    Returns
-    -------
-    mabench.plugin.Param — ``auto`` by default, one of ``INDEXES``.
-    """
-    return Param("auto", when + INDEX_HELP, INDEXES, neutral=True)
-
-
-def tree_warm_up(run):
-    """The ``warm_up`` hook (mabench.plugin.Algorithm) of a method with :func:`index_param`: ``run`` on
-    a tiny problem with the kernel the real n x d will take (on the tiny problem alone ``auto`` would
-    pick the pass kernel), in the one- or two-thread specialization n will run (:func:`sized_as`).
-
-    Parameters
-    ----------
-    run : callable — the plugin's ``run(Z, k, params, rng[, raw])``.
-
-    Returns
-    -------
-    callable — ``warm_up(n, d, k, params)``: compiles what a run on n x d records will call.
-    """
-    takes_raw = "raw" in inspect.signature(run).parameters
-
-    def warm_up(n: int, d: int, k: int, params: dict) -> None:
-        params = {**params, "index": "tree" if use_tree(params["index"], n, d) else "scan"}
-        tiny = read_only(tiny_problem(k, d))  # read-only as a run's data (call_run): the same Numba types
-        with sized_as(max(n, tiny.shape[0]), d):
-            run(tiny, k, params, np.random.default_rng(0), **({"raw": tiny} if takes_raw else {}))
-
-    return warm_up
-
-
-# The smallest n at which the tree kernel beat the pass kernel, by dimension (MDAV and CBFS, k = 3,
-# standard normal data, medians of 3 in one run on the shared 2-core machine; docs/scaling.md):
-# d = 3: 1.2-1.3x at 5,000; d = 6: 1.9-2.7x at 20,000 (0.7-1.2x at 5,000); d = 8: 1.4-2.1x at 20,000;
-# d = 10: 0.85-1.14x at 10,000, 1.74-1.82x at 30,000 (2026-11-24). With the vectorized leaves
-# (2026-11-27, one thread as the workflow's batches run, CPU medians of 3, scan and tree alternating):
-# at 10,000 records d = 6: 2.1x, d = 8: 1.4-2.1x, d = 10: 1.35-1.8x, d = 12: 1.04-1.55x; at 20,000
-# 1.6-3.9x. At d = 30 the tree is about even: above 12 dimensions the pass kernel is kept.
-TREE_FROM = ((3, 5_000), (12, 10_000))
-
-
-def use_tree(index: str, n: int, d: int) -> bool:
-    """Whether the tree kernel answers (``index=tree``), the pass kernel (``scan``), or whichever the
-    measured thresholds say is faster for n records in d dimensions (``auto``).
-
-    Parameters
-    ----------
-    index : {"auto", "tree", "scan"} — the ``index`` parameter of the method.
-    n, d : int — records and attributes.
-
-    Returns
-    -------
-    bool — true for the tree kernel.
-
-    Raises
-    ------
-    ValueError — for another ``index``.
-
-    Examples
-    --------
-    >>> use_tree("scan", 10**6, 3), use_tree("auto", 100, 3)
-    (False, False)
-    """
-    if index not in INDEXES:
-        raise ValueError(f"index must be one of {INDEXES}, not {index!r}")
-    if index != "auto":
-        return index == "tree"
-    return tree_pays(TREE_FROM, n, d)
-
-
-PAIR_FROM = 20_000  # records from which the tree kernels ask a second question on a second thread
-
-
-_SIZED_AS: list = []  # (n, d) that use_pair answers for while a warm-up runs on a tiny problem
-
-
-def use_pair(n: int, d: int):
-    """True when a second thread is worth its start-up per iteration (the answers never depend on it),
-    else None: the tree kernels' ``pair`` argument, whose None specialization leaves out (and never
-    compiles) the two-thread code.
-
-    Parameters
-    ----------
-    n, d : int — records and attributes (overridden inside :func:`sized_as`).
-
-    Returns
-    -------
-    True or None
-    """
-    if _SIZED_AS:
-        n, d = _SIZED_AS[-1]
-    return True if n >= PAIR_FROM and numba.get_num_threads() > 1 else None
-
-
-@contextmanager
-def sized_as(n: int, d: int):
-    """Within it, :func:`use_pair` answers as for n × d: a warm-up on a tiny problem compiles the
-    specialization the real data will run.
-
-    Parameters
-    ----------
-    n, d : int — the size the real data has.
-
-    Returns
-    -------
-    context manager
-    """
-    _SIZED_AS.append((n, d))
-    try:
-        yield
-    finally:
-        _SIZED_AS.pop()
 
 
 @njit(cache=True)
