@@ -17,7 +17,7 @@
   (dissolve-and-reassign), :mod:`~.methods.swap` (OMMA's migrations), :mod:`~.methods.sdcmicro`,
   :mod:`~.methods.mcd` with :mod:`~.methods.mcd_steps` and :mod:`~.methods.chi_square` (FastMCD);
 * ``improve/`` — :mod:`~.improve.localsearch` (group state, exact move/swap costs, descent,
-  perturbation), :mod:`~.improve.icsm` (ICSM's steps), :mod:`~.improve.lns` (exact re-partition of
+  perturbation), :mod:`~.improve.icsm` and :mod:`~.improve.icsm_tour` (ICSM's steps), :mod:`~.improve.lns` (exact re-partition of
   a region), :mod:`~.improve.search` (the drivers the ``icsm``, ``ls`` and ``lns`` plugins call);
 * ``lowerbound/`` — :mod:`~.lowerbound.bounds` (pair and cover bounds), :mod:`~.lowerbound.colgen`
   (column generation for the LP bound).
@@ -63,8 +63,8 @@ from mabench.kernels.methods.cbfs import cbfs_labels, cbfs_labels_scan, cbfs_lab
 from mabench.kernels.core.nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
 from mabench.kernels.improve.localsearch import (EPS, apply_move, best_change, dissolve, group_state, move_swap_descent,  # noqa: E402
                           nearest_groups, perturb, r1, r2, r3, swap_cost, total_sse)
-from mabench.kernels.improve.icsm import (complex_heuristic, grow_update, group_scores, group_scores_fast, simple_heuristic, slide_update, tour,  # noqa: E402
-                   tour2assignment, window_costs)
+from mabench.kernels.improve.icsm import complex_heuristic, group_scores, group_scores_fast, simple_heuristic  # noqa: E402
+from mabench.kernels.improve.icsm_tour import grow_update, slide_update, tour, tour2assignment, window_costs  # noqa: E402
 from mabench.kernels.spatial.farpair import far_partners, far_refresh, max_far_slot, most_distant_pair, pair_start  # noqa: E402
 from mabench.kernels.methods.tfrp import reference_points, two_reference_labels  # noqa: E402
 from mabench.kernels.methods.density import density_labels, knn_spread  # noqa: E402
