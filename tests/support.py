@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -16,6 +17,15 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 # A small valid data file: six records, two numeric columns.
 GOOD_CSV = "a,b\n1,2\n3,5\n4,1\n7,8\n2,2\n9,4\n"
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    """A folder holding only good.csv (:data:`GOOD_CSV`), as the current directory (a CLI test imports
+    it: ``from support import work``)."""
+    (tmp_path / "good.csv").write_text(GOOD_CSV)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
 
 
 def tied_records(max_n: int, max_d: int, span: int = 3, min_n: int = 1):

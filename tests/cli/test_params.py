@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from support import ROOT, assert_user_error, main_in_process as main
+from support import ROOT, assert_user_error, main_in_process as main, work  # noqa: F401 (the fixture)
 from mabench import discovery
 from mabench.errors import UserError
 from mabench.kernels.improve import search

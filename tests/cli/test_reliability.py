@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from support import GOOD_CSV, ROOT, assert_user_error, main_in_process as main, safety_net
+from support import GOOD_CSV, ROOT, assert_user_error, main_in_process as main, safety_net, work  # noqa: F401 (the fixture)
 from mabench import io
 from mabench.cli import catalog, process
 from mabench.cli.process import INTERRUPTED
