@@ -20,6 +20,8 @@ memory.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -152,6 +154,20 @@ def _close(Z, seen, alive, labels, g, left, k):
         _to_nearest_groups(Z, seen, labels, g)
 
 
+# What the MDAV- and CBFS-with-missing-values loops work in, made once per call.
+MissingScratch = namedtuple("MissingScratch", ["labels", "alive", "dist", "dist_r", "c", "c_seen", "p", "p_seen",
+                                               "top_d", "top_i"])
+
+
+@njit(cache=True, nogil=True)
+def _scratch(n, d, k):
+    """Unassigned labels, every record alive, distance buffers, a centroid and a point with their
+    observed flags, and the k−1 nearest so far."""
+    return MissingScratch(np.full(n, -1, dtype=np.int64), np.ones(n, dtype=np.bool_), np.empty(n), np.empty(n),
+                          np.empty(d), np.empty(d, dtype=np.bool_), np.empty(d), np.empty(d, dtype=np.bool_),
+                          np.empty(max(k - 1, 1)), np.empty(max(k - 1, 1), dtype=np.int64))
+
+
 @njit(cache=True, nogil=True)
 def mdav_missing_labels(Z, seen, k, tail):
     """Labels 0..g-1 of the MDAV family with available-case distances; ``seen[i, j]``: Z[i, j]
@@ -170,16 +186,7 @@ def mdav_missing_labels(Z, seen, k, tail):
     (n,) int64 — each record's group label.
     """
     n, d = Z.shape
-    labels = np.full(n, -1, dtype=np.int64)
-    alive = np.ones(n, dtype=np.bool_)
-    dist = np.empty(n)
-    dist_r = np.empty(n)
-    c = np.empty(d)
-    c_seen = np.empty(d, dtype=np.bool_)
-    p = np.empty(d)
-    p_seen = np.empty(d, dtype=np.bool_)
-    top_d = np.empty(max(k - 1, 1))
-    top_i = np.empty(max(k - 1, 1), dtype=np.int64)
+    labels, alive, dist, dist_r, c, c_seen, p, p_seen, top_d, top_i = _scratch(n, d, k)
     left = n
     g = 0
     stop = 3 * k if tail == TAIL_3K else 2 * k
@@ -219,16 +226,7 @@ def cbfs_missing_labels(Z, seen, k, tail_group, fixed_centroid):
     (n,) int64 — labels in creation order.
     """
     n, d = Z.shape
-    labels = np.full(n, -1, dtype=np.int64)
-    alive = np.ones(n, dtype=np.bool_)
-    dist = np.empty(n)
-    dist_r = np.empty(n)
-    c = np.empty(d)
-    c_seen = np.empty(d, dtype=np.bool_)
-    p = np.empty(d)
-    p_seen = np.empty(d, dtype=np.bool_)
-    top_d = np.empty(max(k - 1, 1))
-    top_i = np.empty(max(k - 1, 1), dtype=np.int64)
+    labels, alive, dist, dist_r, c, c_seen, p, p_seen, top_d, top_i = _scratch(n, d, k)
     _centroid(Z, seen, alive, c, c_seen)
     left = n
     g = 0
