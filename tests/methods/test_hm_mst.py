@@ -24,11 +24,6 @@ def _same(a, b):
     return partition.canonical_labels(a).tolist() == partition.canonical_labels(b).tolist()
 
 
-# Small integer grids: duplicates and equidistant records everywhere.
-def tied(max_n=30, max_d=3):
-    return tied_records(max_n, max_d)
-
-
 # ------------------------------------------------------------------ hm
 @settings(max_examples=100, deadline=None)
 @given(x=arrays(np.float64, st.integers(1, 7), elements=st.one_of(
@@ -52,7 +47,7 @@ def test_hm_equals_brute_force_over_sorted_cuts(x, k):
 
 
 @settings(max_examples=80, deadline=None)
-@given(Z=tied(40, 1), k=st.integers(1, 6))
+@given(Z=tied_records(40, 1), k=st.integers(1, 6))
 def test_hm_matches_reference_path_on_tied_data(Z, k):
     if len(Z) < k:
         return
@@ -102,7 +97,7 @@ MHM_IDS = [",".join(f"{k}={v}" for k, v in p.items()) for p in MHM]
 
 @pytest.mark.parametrize("params", MHM, ids=MHM_IDS)
 @settings(max_examples=40, deadline=None)
-@given(Z=tied(), k=st.integers(1, 5))
+@given(Z=tied_records(30, 3), k=st.integers(1, 5))
 def test_mhm_matches_reference_on_tied_data(params, Z, k):
     if len(Z) < k:
         return
@@ -129,7 +124,7 @@ def test_mhm_is_never_worse_than_the_method_it_orders_with(order):
 # ------------------------------------------------------------------ mdst
 @pytest.mark.parametrize("split", ["d", "c"])
 @settings(max_examples=40, deadline=None)
-@given(Z=tied(26), k=st.integers(1, 5))
+@given(Z=tied_records(26, 3), k=st.integers(1, 5))
 def test_mdst_matches_reference_on_tied_data(split, Z, k):
     if len(Z) < k:
         return
@@ -155,7 +150,7 @@ def test_prim_kernel_is_a_minimum_spanning_tree():
 # ------------------------------------------------------------------ muapprox
 @pytest.mark.parametrize("forest", ["grow", "rounds"])
 @settings(max_examples=50, deadline=None)
-@given(Z=tied(30), k=st.integers(1, 6))
+@given(Z=tied_records(30, 3), k=st.integers(1, 6))
 def test_muapprox_matches_reference_on_tied_data(forest, Z, k):
     if len(Z) < k:
         return
