@@ -16,9 +16,9 @@ from mabench.kernels.core import counter
 from mabench.kernels.core.buffer import UNASSIGNED, centroid, compact, scratch, work_buffer
 from mabench.kernels.core.groups import close_tail
 from mabench.kernels.core.nearest import farthest_group
-from mabench.kernels.spatial.treegroups import (REBUILD, all_alive, close_tree_tail, farthest_remaining,
-                                        fresh_tree, group_from_tree, load_position, nearest_of_two,
-                                        shell_farthest, shell_order, take_group, tree_start)
+from mabench.kernels.spatial.treegroups import (all_alive, close_tree_tail, farthest_remaining, group_from_tree,
+                                                load_position, nearest_of_two, shell_farthest, shell_order,
+                                                start_iteration, take_group, tree_start)
 from mabench.kernels.spatial.index_choice import use_pair, use_tree
 
 
@@ -112,11 +112,8 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
     g = np.int64(0)
     stop = 2 * k if tail_group else k
     while left >= stop:
-        if tally is not None:
-            tally[0], tally[1] = n - left, n
-        if left < REBUILD * built:
-            T, KS, KS_b = fresh_tree(Z, labels, pos)
-            built = left
+        T, KS, KS_b, built, rebuilt = start_iteration(Z, labels, pos, left, built, T, KS, KS_b, tally)
+        if rebuilt:
             cached = -1
         if fixed_centroid:
             while labels[seeds[nxt]] != UNASSIGNED:

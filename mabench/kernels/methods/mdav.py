@@ -10,9 +10,9 @@ from mabench.kernels.core.buffer import UNASSIGNED, compact, centroid, scratch, 
 from mabench.kernels.core.distances import argmax_alive
 from mabench.kernels.core.groups import close_tail
 from mabench.kernels.core.nearest import farthest_group, group_around
-from mabench.kernels.spatial.treegroups import (REBUILD, all_alive, centroid_of_remaining, close_tree_tail,
-                                        far_and_near, farthest_remaining, fresh_tree, group_from_tree,
-                                        load_position, shell_farthest, shell_order, take_group, tree_start)
+from mabench.kernels.spatial.treegroups import (all_alive, centroid_of_remaining, close_tree_tail, far_and_near,
+                                                farthest_remaining, group_from_tree, load_position, shell_farthest,
+                                                shell_order, start_iteration, take_group, tree_start)
 from mabench.kernels.spatial.index_choice import use_pair, use_tree
 
 TAIL_3K = 0  # MDAV-generic: pairs while >= 3k left; 2k..3k-1 -> one group + the rest
@@ -97,11 +97,7 @@ def mdav_labels_tree(Z, k, tail, pair=None, tally=None):
     g = np.int64(0)
     stop = 3 * k if tail == TAIL_3K else 2 * k
     while left >= stop:
-        if tally is not None:
-            tally[0], tally[1] = n - left, n
-        if left < REBUILD * built:
-            T, KS, KS_s = fresh_tree(Z, labels, pos)
-            built = left
+        T, KS, KS_s, built = start_iteration(Z, labels, pos, left, built, T, KS, KS_s, tally)[:4]
         slots, shell, head, rr = farthest_remaining(Z, ids, labels, slots, left, sums, c, c0, shell, head)
         r = pos[rr]
         load_position(T, r, p)

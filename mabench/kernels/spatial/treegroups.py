@@ -505,6 +505,36 @@ def fresh_tree(Z, labels, pos):
 
 
 @njit(cache=True)
+def start_iteration(Z, labels, pos, left, built, T, KS, KS2, tally):
+    """The top of a tree kernel's iteration (MDAV's and CBFS's): progress stored in ``tally``, and the
+    tree rebuilt over the remaining records once fewer than ``REBUILD`` of the records it was built
+    over remain (its boxes shrink around them).
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records.
+    labels : (n,) int64 — ``UNASSIGNED`` for the remaining records.
+    pos : (n,) int64 — each record's tree position (refilled on a rebuild).
+    left : int — how many records remain.
+    built : int — how many records the tree was built over.
+    T : KDTree, KS, KS2 : tuple — the tree and its query scratch for two threads (:func:`fresh_tree`).
+    tally : (2,) int64 or None — [records grouped, records] (kernels/core/counter.py), updated.
+
+    Returns
+    -------
+    T : KDTree, KS, KS2 : tuple — the tree and its scratch, new after a rebuild.
+    built : int — ``left`` after a rebuild, else unchanged.
+    rebuilt : bool — whether the tree was rebuilt (tree positions found before are stale).
+    """
+    if tally is not None:
+        tally[0], tally[1] = labels.size - left, labels.size
+    if left < REBUILD * built:
+        T, KS, KS2 = fresh_tree(Z, labels, pos)
+        return T, KS, KS2, left, True
+    return T, KS, KS2, built, False
+
+
+@njit(cache=True)
 def farthest_remaining(Z, ids, labels, slots, left, sums, c, c0, shell, head):
     """The remaining record farthest from the centroid of the remaining records (MDAV's r, CBFS's
     seed), with the centroid brought up to date in ``c`` and the shell order re-sorted around it once
