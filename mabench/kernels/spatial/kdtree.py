@@ -255,7 +255,7 @@ def kd_delete(T, i):
         v = parent[v]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push_children(count, stack, bounds, sp, a, ba, b, bb):
     """Push children ``a`` and ``b`` (with their distance bounds ``ba``, ``bb``) of a visited node onto a
     depth-first query's stack, those with alive records only, the nearer last so that it is popped
@@ -398,7 +398,7 @@ def kd_nearest_to_group(T, members, s, KS):
 # (relative) plus TINY × (|p|² + 1) (absolute), never on an equal value.
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def box_gap(lo, hi, v, p):
     """Lower bound on the squared distance from p to any record of box v (a ball around the box
     centre was measured too: 3 % fewer records read in 10 dimensions, not worth its square root).
@@ -460,7 +460,7 @@ def single_margin(norm, pn, d):
     return F32_ERR * (norm + pn) + F32_TINY, 1.0 + (d + 2) * 2.0 ** -23, norm < F32_MAX and pn < F32_MAX
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _leaf_distances(PT, s0, m, d, p32, dist):
     """Single-precision squared distances from p32 to the m records of the leaf starting at position
     s0, into dist[:m] (a grouped record's is NaN), each added in attribute order from 0.0.
@@ -479,13 +479,13 @@ def _leaf_distances(PT, s0, m, d, p32, dist):
     """
     for t in range(m):
         dist[t] = 0.0
-    # The column is taken as a view: indexing it by range() needs no negative-index fix-up, so the
-    # loop vectorizes.
+    # Unsigned indices need no negative-index fix-up, so the loop vectorizes without a column view (a
+    # view is a new array object per column, with its reference counting).
     for j in range(d):
         pj = p32[j]
-        col = PT[s0 * d + j * m: s0 * d + (j + 1) * m]
-        for t in range(m):
-            u = col[t] - pj
+        base = np.uint64(s0 * d + j * m)
+        for t in range(np.uint64(m)):
+            u = PT[base + t] - pj
             dist[t] += u * u
 
 
