@@ -47,7 +47,7 @@ ALGORITHM = Algorithm(
     memory="O(n·d) (one label column per variable)",
     memory_bytes=lambda n, d, k, p: linear_bytes(n, d, copies=13),
     title="onedims (individual ranking: one partition per variable, sdcMicro)",
-    citation=f"{S.SDC_DOC} (micro_onedims); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
+    citation=S.citation("micro_onedims"),
     run=run,
     deterministic=True,
     uses_raw=True,

@@ -26,7 +26,7 @@ ALGORITHM = Algorithm(
     name="single",
     time="O(n log n + n·d) (one sort)",
     title="single (sdcMicro: sort by one variable, groups of k)",
-    citation=f"{S.SDC_DOC} (micro_single); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
+    citation=S.citation("micro_single"),
     run=run,
     params={"varsort": Param(1, "the variable to sort by (1-based column number; sdcMicro's varsort)", min=1)},
     deterministic=True,
