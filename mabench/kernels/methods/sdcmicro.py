@@ -540,11 +540,6 @@ SEED_PROJECTION = "001_26cfb99743cbb1f3.txt §2.6.3.1-2.6.3.2 (projection onto o
 CITE_DOC = "docs/algorithms/sdcmicro.md"
 
 
-def citation(source: str, seed: str = SEED_UNIVARIATE) -> str:
-    """A plugin's citation: sdcMicro's function ``source``, the seed section the method stands in, our docs."""
-    return f"{SDC_DOC} ({source}); {seed}; {CITE_DOC}"
-
-
 def values(Z: np.ndarray, raw: np.ndarray | None) -> np.ndarray:
     """The values sdcMicro decides on: the original ones (sdcMicro never standardizes before its
     orderings, clusterings and projections except where it says so), or the z-scores when the
