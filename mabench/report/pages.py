@@ -256,8 +256,9 @@ def write_report(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None =
                  workers: int | None = None) -> list[Path]:
     """Write ``index.html`` and one ``<source>.html`` per source of the registry; return the pages.
 
-    The pages are independent, so up to ``workers`` processes (default: the cores this process may
-    use) build them at once; each page and figure is the same bytes whichever process draws it."""
+    The pages are independent, so up to ``workers`` processes build them at once (default: the cores
+    this process may use when the report draws at least PARALLEL_FIGURES figures, else one); each page
+    and figure is the same bytes whichever process draws it."""
     registry = published.load() if registry is None else registry
     out_dir = Path(out_dir)
     fig_dir = out_dir / "figures"
@@ -267,6 +268,8 @@ def write_report(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None =
     jobs += [(_source_job, (source, compared[compared["source"] == source], results, prov, out_dir))
              for source in sorted(registry["source"].unique())]
     jobs += [(_sdcmicro_job, (results, prov, out_dir)), (_frontier_job, (results, prov, out_dir))]
+    if workers is None:
+        workers = _default_workers(results, compared)
     written = [path for path in _run_jobs(jobs, workers) if path is not None]
     frontier_link = (out_dir / "frontier.html") in written
     io.write_text(out_dir / "index.html", _index_page(compared, prov, fig_dir, frontier_link=frontier_link,
@@ -274,14 +277,25 @@ def write_report(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None =
     return [out_dir / "index.html"] + written
 
 
-def _run_jobs(jobs: list, workers: int | None) -> list:
-    """Each ``(function, args)`` called, results in order; in worker processes when more than one
-    core is free for it. The workers come from a fork server that has imported this module (so no
-    worker imports pandas and matplotlib again, and none inherits the threads of this process)."""
-    if workers is None:
-        from mabench.bench import threads
+# Starting the worker processes costs about 2 CPU s (the fork server imports pandas and matplotlib);
+# a figure about 0.3 s: below this many figures one process is as fast (docs/report.md, "Time").
+PARALLEL_FIGURES = 40
 
-        workers = threads.cores()
+
+def _default_workers(results: pd.DataFrame, compared: pd.DataFrame) -> int:
+    """The cores this process may use when the report draws at least PARALLEL_FIGURES figures (one per
+    data set on the leaderboard, up to three per published table), else 1."""
+    from mabench.bench import threads
+
+    tables_run = len(compared[["source", "table"]].drop_duplicates()) if len(compared) else 0
+    data_sets = results["dataset_id"].nunique() if "dataset_id" in results.columns else 1
+    return threads.cores() if data_sets + 3 * tables_run >= PARALLEL_FIGURES else 1
+
+
+def _run_jobs(jobs: list, workers: int) -> list:
+    """Each ``(function, args)`` called, results in order; in ``workers`` processes when more than one.
+    The workers come from a fork server that has imported this module (so no worker imports pandas
+    and matplotlib again, and none inherits the threads of this process)."""
     workers = min(workers, len(jobs))
     if workers <= 1:
         return [fn(*args) for fn, args in jobs]
