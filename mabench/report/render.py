@@ -241,13 +241,18 @@ def _heatmap(spec: FigureSpec):
         if m is not np.ma.masked:
             ax.text(x, y, format(val, ""), color=".15" if _luminance(color) > .408 else "w", ha="center",
                     va="center", fontsize=7)
+    return heatmap_layout(fig, ax, spec.title)
+
+
+def heatmap_layout(fig, ax, title: str):
+    """The heat map's own labels over seaborn's: small slanted column labels, no axis names, the title."""
     ax.set_xlabel("")
     ax.set_ylabel("")
     ax.tick_params(labelsize=6.5)
     ax.set_xticklabels(ax.get_xticklabels(), rotation=40, ha="right")
     ax.set_yticklabels(ax.get_yticklabels(), rotation=0)
-    if spec.title:
-        ax.set_title(spec.title, fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=8)
     fig.tight_layout()
     return fig
 

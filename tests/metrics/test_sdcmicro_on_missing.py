@@ -13,6 +13,7 @@ from mabench.errors import UserError
 from mabench.metrics.record_linkage import linkage_cost
 from mabench.metrics.sdcmicro_risk import robust_covariance
 from mabench.metrics.sdcmicro_utility import robeigen_change
+from metrics.test_available_cases import _frame as available_frame
 from support import assert_user_error, main_in_process
 
 # cluster::daisy(x, metric = ...) on this frame with NA, printed by R 4 (cluster 2.1) on 2026-11-28; gower
@@ -28,13 +29,9 @@ DAISY = {
 }
 
 
-def _frame(n=60, seed=3):
-    rng = np.random.default_rng(seed)
-    base = rng.normal(size=(n, 1))
-    df = pd.DataFrame(base + 0.6 * rng.normal(size=(n, 3)), columns=["a", "b", "c"])
-    df.loc[rng.random(n) < 0.1, "a"] = np.nan
-    df.loc[rng.random(n) < 0.1, "c"] = np.nan
-    return df
+def _frame():
+    """test_available_cases's frame with NA, without its record that observes nothing (rl_rate refuses it)."""
+    return available_frame(n=60, seed=3).drop(index=4).reset_index(drop=True)
 
 
 @pytest.mark.parametrize("distance", sorted(DAISY))

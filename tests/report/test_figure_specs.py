@@ -170,7 +170,7 @@ def _seaborn_heatmap(spec: FigureSpec):
     """The heat map as drawn with seaborn before the renderer did it itself (the reference)."""
     import seaborn as sns
 
-    from mabench.report import plotting
+    from mabench.report import plotting, render
 
     plt = plotting.pyplot()
     grid, lim = spec.data, spec.extra["limit"]
@@ -180,15 +180,7 @@ def _seaborn_heatmap(spec: FigureSpec):
     sns.heatmap(grid, ax=ax, cmap="RdBu_r", center=0, vmin=-lim, vmax=lim, annot=spec.extra["glyphs"], fmt="",
                 annot_kws={"fontsize": 7}, linewidths=0.5, linecolor="white",
                 cbar_kws={"label": spec.labels["colorbar"], "shrink": 0.8})
-    ax.set_xlabel("")
-    ax.set_ylabel("")
-    ax.tick_params(labelsize=6.5)
-    ax.set_xticklabels(ax.get_xticklabels(), rotation=40, ha="right")
-    ax.set_yticklabels(ax.get_yticklabels(), rotation=0)
-    if spec.title:
-        ax.set_title(spec.title, fontsize=8)
-    fig.tight_layout()
-    return fig
+    return render.heatmap_layout(fig, ax, spec.title)
 
 
 @pytest.mark.parametrize("table", ["Table 1", "Table 4.5"])
