@@ -45,6 +45,11 @@ from mabench.codehash import numba_cache_dir  # noqa: E402
 # any kernel is decorated, since Numba reads it then.
 numba.config.CACHE_DIR = numba_cache_dir()
 
+# ... and filed by module name, not by the folder mabench is installed in (jit_cache says why).
+from mabench.kernels.core import jit_cache  # noqa: E402
+
+jit_cache.install()
+
 # Start Numba's threading layer before any cached kernel is loaded. A cached
 # kernel that calls a parallel one references the scheduler's symbols
 # (allocate_sched, ...), which exist only once the layer is up; loading it
