@@ -14,7 +14,7 @@
 * ``methods/`` — one main loop per family: :mod:`~.methods.mdav`, :mod:`~.methods.cbfs`,
   :mod:`~.methods.density` (DBA-1), :mod:`~.methods.tfrp`, :mod:`~.methods.hm` (Hansen–Mukherjee),
   :mod:`~.methods.ward` and :mod:`~.methods.kward` (the k-Ward family), :mod:`~.methods.refine`
-  (dissolve-and-reassign), :mod:`~.methods.swap` (OMMA's migrations), :mod:`~.methods.sdcmicro`,
+  (dissolve-and-reassign), :mod:`~.methods.swap` (OMMA's migrations) with :mod:`~.methods.swap_bound` (a proof that none can be made), :mod:`~.methods.sdcmicro`,
   :mod:`~.methods.mcd` with :mod:`~.methods.mcd_steps` and :mod:`~.methods.chi_square` (FastMCD);
 * ``improve/`` — :mod:`~.improve.localsearch` (group state, exact move/swap costs, descent,
   perturbation), :mod:`~.improve.icsm` and :mod:`~.improve.icsm_tour` (ICSM's steps), :mod:`~.improve.lns` (exact re-partition of
@@ -58,7 +58,7 @@ jit_cache.install()
 _launch_threads()
 
 from mabench.kernels.core.buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, transposed, work_buffer  # noqa: E402
-from mabench.kernels.core.distances import argmax_alive, argmin_alive, distances_from, farthest_first, load_point, next_unassigned, sq_between, sqdist  # noqa: E402
+from mabench.kernels.core.distances import argmax_alive, argmin_alive, distances_from, farthest_first, farthest_from_mean, load_point, lowest_alive, next_unassigned, rows_mean, sq_between, sqdist, sqdist_rows  # noqa: E402
 from mabench.kernels.core.groups import assign_leftovers, close_tail, group_means, sse, sst  # noqa: E402
 from mabench.kernels.methods.hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
 from mabench.kernels.spatial.mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
@@ -77,6 +77,7 @@ from mabench.kernels.methods.refine import dissolve_reassign  # noqa: E402
 from mabench.kernels.spatial.kdtree import KDTree, kd_build, kd_delete, kd_nearest_k, kd_nearest_to_group, kd_remaining, kd_scratch  # noqa: E402
 from mabench.kernels.spatial.pairs import count_close_pairs, distance_range, fill_close_pairs  # noqa: E402
 from mabench.kernels.methods.swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
+from mabench.kernels.methods.swap_bound import bound_slack, far_apart, group_radii, no_gain, refresh_group, sum_gap  # noqa: E402
 from mabench.kernels.methods.ward import kward_sorted, kwr_sorted, split_until_small, ward_increase, ward_merge, ward_merge_diagonal  # noqa: E402
 from mabench.kernels.core.select import add_member, nearest_slots  # noqa: E402
 
@@ -95,7 +96,7 @@ __all__ = [
     "window_costs",
     "far_partners", "far_refresh", "max_far_slot", "most_distant_pair", "pair_start", "reference_points", "two_reference_labels",
     "density_labels", "knn_spread", "dissolve_reassign",
-    "argmin_alive", "KDTree", "kd_build", "kd_delete", "kd_nearest_to_group", "kd_remaining", "kd_scratch",
+    "argmin_alive", "farthest_from_mean", "lowest_alive", "rows_mean", "sqdist_rows", "KDTree", "kd_build", "kd_delete", "kd_nearest_to_group", "kd_remaining", "kd_scratch",
     "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
     "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
     "kward_sorted", "kwr_sorted", "split_until_small", "ward_increase", "ward_merge", "ward_merge_diagonal",
