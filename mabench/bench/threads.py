@@ -19,8 +19,6 @@ import os
 import statistics
 import time
 
-import numba
-
 
 def _runnable_others() -> float:
     """Runnable tasks other than this one, now (median of a few samples of /proc/loadavg)."""
@@ -45,6 +43,8 @@ def cores() -> int:
 
 def choose() -> int:
     """Threads to use: the configured maximum, capped by the cores that are idle now (at least 1)."""
+    import numba  # here, not at the top: the report imports cores() without paying Numba's import
+
     wanted = numba.config.NUMBA_NUM_THREADS
     if wanted <= 1:
         return 1
@@ -54,6 +54,8 @@ def choose() -> int:
 
 def adapt() -> int:
     """Set the kernels' thread count for the next piece of work; return it."""
+    import numba
+
     n = choose()
     numba.set_num_threads(n)
     return n

@@ -80,7 +80,24 @@ def check_options(options: dict) -> None:
 # units, where a square of 1e300 overflows and a square of 1e-300 underflows to 0.
 SCALE_FREE = {"il"}
 # Metrics defined on available cases (missing=available; docs/metrics.md#missing-values).
-AVAILABLE_CASES = {"il", "dld", "id", "eigen", "il_correl", "il_variables"}
+AVAILABLE_CASES = {"il", "dld", "id", "eigen", "il_correl", "il_variables", "robeigen", "rl_rate"}
+# sdcMicro measures that sdcMicro itself gives no number for on data with NA: why, per metric (prefix).
+NOT_ON_MISSING = {
+    "rmd_": "sdcMicro's dRiskRMD centres on colMeans(x) without na.rm, so one NA makes every record's distance NA "
+            "and it reports a risk of 0",
+    "summary_micro_": "sdcMicro's summary() of a microaggregation stops on NA (\"missing value where TRUE/FALSE "
+                      "needed\")",
+}
+
+
+def _missing_refusal(name: str) -> str:
+    """The one-line refusal of a metric that is not defined on available cases."""
+    known = ", ".join(sorted(AVAILABLE_CASES))
+    for prefix, why in NOT_ON_MISSING.items():
+        if name.startswith(prefix):
+            return (f"metric {name} is not defined on data with missing values: {why}; score the complete records "
+                    f"(drop the rows with a missing value, missing=refuse) or use one of: {known}")
+    return f"metric {name} is not defined on data with missing values; on available cases mabench computes: {known}"
 EXTREME = 1e150  # |x| above (or nonzero below 1/EXTREME): its square leaves float64's normal range
 
 
@@ -108,8 +125,7 @@ def evaluate(ctx: EvalContext, names) -> dict[str, float]:
     if ctx.observed is not None:
         other = [name for name in names if name not in AVAILABLE_CASES]
         if other:
-            raise UserError(f"metric {other[0]} is not defined on data with missing values; on available "
-                            f"cases mabench computes: {', '.join(sorted(AVAILABLE_CASES))}")
+            raise UserError(_missing_refusal(other[0]))
     raw = [name for name in names if name not in SCALE_FREE]
     if raw:
         problem = _magnitude_problem(ctx.original)

@@ -1,5 +1,5 @@
 """Metrics on available cases (``missing=available``): DLD, ID, eigen, il_correl and il_variables
-over the observed cells. docs/metrics.md#missing-values.
+over the observed cells, robeigen on the complete records as sdcMicro's does. docs/metrics.md#missing-values.
 
 The cells a metric compares are those the ORIGINAL observes (a value ``fill=True`` gave a missing
 cell has no original to compare with); z-scores use each variable's observed mean and sd (ddof 0),
@@ -145,3 +145,27 @@ def il_correl(ctx: EvalContext) -> float:
         raise UserError("metric il_correl: a pairwise-complete correlation matrix is singular; choose other "
                         "metrics") from None
     return float(np.sqrt(np.sum((r / np.sqrt(np.sum(r ** 2)) - rm / np.sqrt(np.sum(rm ** 2))) ** 2)) / np.sqrt(2.0))
+
+
+def r_scale(a: np.ndarray) -> np.ndarray:
+    """R's ``scale(x)`` with NA: each column centred by its observed mean and divided by its observed
+    sample sd (n − 1); NaN stays NaN."""
+    mean = np.nanmean(a, axis=0)
+    sd = np.nanstd(a, axis=0, ddof=1)
+    out = np.where(np.isnan(a), np.nan, 0.0)  # a constant column: 0, as standardized_sample gives
+    np.divide(a - mean, sd, out=out, where=(sd > 0) & ~np.isnan(a))
+    return out
+
+
+def robeigen_pair(ctx: EvalContext, name: str = "robeigen") -> tuple[np.ndarray, np.ndarray]:
+    """What sdcMicro's dUtility(method = "robeigen") gives robustbase's covMcd on data with NA:
+    ``scale(x)`` and ``scale(xm)`` (each over its observed values), then only the records complete in
+    both (covMcd drops a row with an NA). x' is NaN where x is (a filled value has no original)."""
+    x, xm, seen = observed_pair(ctx)
+    complete = seen.all(axis=1)
+    d = x.shape[1]
+    if int(complete.sum()) <= d:
+        raise UserError(f"metric {name} on data with missing values needs more than {d} records with every variable "
+                        f"observed (sdcMicro's covMcd drops the others); {int(complete.sum())} have; choose other "
+                        "metrics")
+    return r_scale(x)[complete], r_scale(xm)[complete]

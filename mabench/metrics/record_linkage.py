@@ -10,6 +10,12 @@ per-variable weights w:
 * ``euclidean``: sqrt(Σ_f w_f (x_if − x'_jf)²);
 * ``manhattan``: Σ_f w_f |x_if − x'_jf|.
 
+Missing values (``missing=available``; x' NaN wherever x is): daisy's sums run over the variables both
+records observe; ``gower`` divides by the weights of those variables (R_f over the observed values),
+``euclidean`` and ``manhattan`` scale the sum by p/m (p variables, m observed by both) before the
+square root. A pair with no variable in common has no distance, which sdcMicro refuses ("Non-finite
+entries found in the pairwise distance matrix"), and so does mabench, in one line.
+
 The one-to-one assignment of least total cost (sdcMicro: ``clue::solve_LSAP``; here SciPy's
 ``linear_sum_assignment``) links every original to one masked record; a link is correct iff the two
 ids are equal (default ids: the row numbers). ``rl_rate`` is the share of correct links.
@@ -39,6 +45,8 @@ def linkage_cost(x: np.ndarray, xm: np.ndarray, distance: str = "gower", weights
     xm = np.asarray(xm, dtype=np.float64)
     d = x.shape[1]
     w = np.ones(d) if weights is None else np.asarray(weights, dtype=np.float64)
+    if np.isnan(x).any() or np.isnan(xm).any():
+        return _available_cost(x, xm, distance, w)
     cost = np.zeros((x.shape[0], xm.shape[0]))
     if distance == "gower":
         both = np.vstack([x, xm])
@@ -53,6 +61,30 @@ def linkage_cost(x: np.ndarray, xm: np.ndarray, distance: str = "gower", weights
     return np.sqrt(cost) if distance == "euclidean" else cost
 
 
+def _available_cost(x: np.ndarray, xm: np.ndarray, distance: str, w: np.ndarray) -> np.ndarray:
+    """daisy's distances with NA (module docstring); NaN for a pair with no variable in common."""
+    d = x.shape[1]
+    cost = np.zeros((x.shape[0], xm.shape[0]))
+    shared = np.zeros_like(cost)  # gower: Σ w_f over the shared variables; else their count
+    spread = np.nanmax(np.vstack([x, xm]), axis=0) - np.nanmin(np.vstack([x, xm]), axis=0)
+    for f in range(d):
+        both = ~np.isnan(x[:, f, None]) & ~np.isnan(xm[None, :, f])
+        delta = np.where(both, x[:, f, None] - xm[None, :, f], 0.0)
+        if distance == "gower":
+            shared += w[f] * both
+            if spread[f] > 0:
+                cost += w[f] * np.abs(delta) / spread[f]
+        else:
+            shared += both
+            cost += w[f] * (delta * delta if distance == "euclidean" else np.abs(delta))
+    out = np.full_like(cost, np.nan)
+    if distance == "gower":
+        np.divide(cost, shared, out=out, where=shared > 0)
+        return out
+    np.multiply(cost, d / np.where(shared > 0, shared, 1.0), out=out, where=shared > 0)
+    return np.sqrt(out) if distance == "euclidean" else out
+
+
 def record_linkage(x: np.ndarray, xm: np.ndarray, distance: str = "gower", weights=None, ids=None) -> dict:
     """sdcMicro's recordLinkage(x, xm, vars, distance, weights): ``correct_match_rate``,
     ``correct_matches``, ``total_distance``, ``mean_distance`` and the pair table ``matches`` (a
@@ -65,6 +97,11 @@ def record_linkage(x: np.ndarray, xm: np.ndarray, distance: str = "gower", weigh
         raise UserError(f"rl_rate links {n} records, more than {MAX_RECORDS} (an n x n cost matrix and a cubic "
                         "assignment); evaluate a sample of the records or a stratum at a time")
     cost = linkage_cost(x, xm, distance, weights)
+    if not np.isfinite(cost).all():
+        i, j = np.argwhere(~np.isfinite(cost))[0]
+        raise UserError(f"rl_rate: original record {i + 1} and masked record {j + 1} observe no linkage variable in "
+                        "common, so they have no distance (sdcMicro stops on this too); choose rl_variables both "
+                        "observe or leave out the records with nothing observed")
     ids = np.arange(1, n + 1) if ids is None else np.asarray(ids)
     if ids.shape != (n,):
         raise UserError(f"rl_ids has {ids.size} ids for {n} records; give one id per record")
@@ -121,8 +158,10 @@ def context_linkage(ctx: EvalContext) -> dict:
     cols = _variables(ctx)
     weights = _weights(ctx, len(cols))
     ids = ctx.options.get("rl_ids")
+    # missing values: x' is NaN wherever x is (a filled value has no original to link)
+    masked = ctx.masked if ctx.observed is None else np.where(ctx.observed, ctx.masked, np.nan)
     return cached(ctx, f"record_linkage {distance} {cols} {None if weights is None else weights.tolist()} {ids}",
-                  lambda: record_linkage(ctx.original[:, cols], ctx.masked[:, cols], distance, weights, ids))
+                  lambda: record_linkage(ctx.original[:, cols], masked[:, cols], distance, weights, ids))
 
 
 @metric("rl_rate", doc="sdcMicro recordLinkage: share of correct one-to-one least-cost links (rl_distance, "

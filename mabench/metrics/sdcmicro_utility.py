@@ -72,10 +72,14 @@ def eigen(ctx: EvalContext) -> float:
     return eigen_change(ctx.original, ctx.masked)
 
 
-@metric("robeigen", doc="sdcMicro dUtility robeigen: eigen with MCD covariances of scale(x), scale(x') (rmd_seed)",
+@metric("robeigen", doc="sdcMicro dUtility robeigen: eigen with MCD covariances of scale(x), scale(x') (rmd_seed; "
+        "missing values: the records with every variable observed, as covMcd drops the others)",
         opt_in=True, options=("rmd_seed",))
 def robeigen(ctx: EvalContext) -> float:
     seed = int(number_option(ctx, "rmd_seed", 0, 0, example="0"))
+    if ctx.observed is not None:
+        z, zm = available.robeigen_pair(ctx)
+        return _eigen_change(robust_covariance(z, seed), robust_covariance(zm, seed))
     return robeigen_change(ctx.original, ctx.masked, seed)
 
 

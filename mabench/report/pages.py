@@ -252,39 +252,95 @@ def _index_page(compared: pd.DataFrame, prov: dict, fig_dir: Path, frontier_link
     return _page("mabench reproduction reports", "".join(body))
 
 
-def write_report(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None = None) -> list[Path]:
-    """Write ``index.html`` and one ``<source>.html`` per source of the registry; return the pages."""
+def write_report(results: pd.DataFrame, out_dir, registry: pd.DataFrame | None = None,
+                 workers: int | None = None) -> list[Path]:
+    """Write ``index.html`` and one ``<source>.html`` per source of the registry; return the pages.
+
+    The pages are independent, so up to ``workers`` processes build them at once (default: the cores
+    this process may use when the report draws at least PARALLEL_FIGURES figures, else one); each page
+    and figure is the same bytes whichever process draws it."""
     registry = published.load() if registry is None else registry
     out_dir = Path(out_dir)
     fig_dir = out_dir / "figures"
     prov = provenance(results)
-    written = [write_leaderboard(results, out_dir, prov)]
     compared, left_out = tables.run_tables(published.compare(registry, results))
-    for source in sorted(registry["source"].unique()):
-        comp = compared[compared["source"] == source]
-        target = out_dir / f"{source}.html"
-        if comp.empty:  # the workflow's report rule names every source's page
-            title = tables.SOURCES.get(source, source)
-            page = _page(f"mabench reproduction: {title}",
-                         f'<nav><a href="index.html">← all papers</a></nav><h1>{_esc(title)}</h1><p>This '
-                         "configuration runs none of this paper's tables.</p>" + _provenance_html(prov))
-        else:
-            page = _source_page(source, comp, results, prov, fig_dir)
-        io.write_text(target, page)
-        written.append(target)
+    jobs = [(_leaderboard_job, (results, out_dir, prov))]
+    jobs += [(_source_job, (source, compared[compared["source"] == source], results, prov, out_dir))
+             for source in sorted(registry["source"].unique())]
+    jobs += [(_sdcmicro_job, (results, prov, out_dir)), (_frontier_job, (results, prov, out_dir))]
+    if workers is None:
+        workers = _default_workers(results, compared)
+    written = [path for path in _run_jobs(jobs, workers) if path is not None]
+    frontier_link = (out_dir / "frontier.html") in written
+    io.write_text(out_dir / "index.html", _index_page(compared, prov, fig_dir, frontier_link=frontier_link,
+                                                      left_out=left_out))
+    return [out_dir / "index.html"] + written
+
+
+# Starting the worker processes costs about 2 CPU s (the fork server imports pandas and matplotlib);
+# a figure about 0.3 s: below this many figures one process is as fast (docs/report.md, "Time").
+PARALLEL_FIGURES = 40
+
+
+def _default_workers(results: pd.DataFrame, compared: pd.DataFrame) -> int:
+    """The cores this process may use when the report draws at least PARALLEL_FIGURES figures (one per
+    data set on the leaderboard, up to three per published table), else 1."""
+    from mabench.bench import threads
+
+    tables_run = len(compared[["source", "table"]].drop_duplicates()) if len(compared) else 0
+    data_sets = results["dataset_id"].nunique() if "dataset_id" in results.columns else 1
+    return threads.cores() if data_sets + 3 * tables_run >= PARALLEL_FIGURES else 1
+
+
+def _run_jobs(jobs: list, workers: int) -> list:
+    """Each ``(function, args)`` called, results in order; in ``workers`` processes when more than one.
+    The workers come from a fork server that has imported this module (so no worker imports pandas
+    and matplotlib again, and none inherits the threads of this process)."""
+    workers = min(workers, len(jobs))
+    if workers <= 1:
+        return [fn(*args) for fn, args in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__, "matplotlib.pyplot"])
+    with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        futures = [pool.submit(fn, *args) for fn, args in jobs]
+        return [f.result() for f in futures]
+
+
+def _leaderboard_job(results: pd.DataFrame, out_dir: Path, prov: dict) -> Path:
+    return write_leaderboard(results, out_dir, prov)
+
+
+def _source_job(source: str, comp: pd.DataFrame, results: pd.DataFrame, prov: dict, out_dir: Path) -> Path:
+    target = out_dir / f"{source}.html"
+    if comp.empty:  # the workflow's report rule names every source's page
+        title = tables.SOURCES.get(source, source)
+        page = _page(f"mabench reproduction: {title}",
+                     f'<nav><a href="index.html">← all papers</a></nav><h1>{_esc(title)}</h1><p>This '
+                     "configuration runs none of this paper's tables.</p>" + _provenance_html(prov))
+    else:
+        page = _source_page(source, comp, results, prov, out_dir / "figures")
+    io.write_text(target, page)
+    return target
+
+
+def _sdcmicro_job(results: pd.DataFrame, prov: dict, out_dir: Path) -> Path:
     from mabench.report import sdcmicro
 
     target = out_dir / "sdcmicro.html"
     body = sdcmicro.page_body(results, _esc, _figure_html) + _provenance_html(prov)
     io.write_text(target, _page("mabench vs sdcMicro", body))
-    written.append(target)
-    page = _frontier_page(results, prov, fig_dir)
-    if page is not None:
-        io.write_text(out_dir / "frontier.html", page)
-        written.append(out_dir / "frontier.html")
-    io.write_text(out_dir / "index.html", _index_page(compared, prov, fig_dir, frontier_link=page is not None,
-                                                      left_out=left_out))
-    return [out_dir / "index.html"] + written
+    return target
+
+
+def _frontier_job(results: pd.DataFrame, prov: dict, out_dir: Path) -> Path | None:
+    page = _frontier_page(results, prov, out_dir / "figures")
+    if page is None:
+        return None
+    io.write_text(out_dir / "frontier.html", page)
+    return out_dir / "frontier.html"
 
 
 def write_leaderboard(results: pd.DataFrame, out_dir, prov: dict | None = None) -> Path:

@@ -54,7 +54,7 @@ def pyplot():
 
 
 def seaborn():
-    """seaborn, imported only by the drawings that need it (the heat map; more than ten colours)."""
+    """seaborn, imported only for more than ten colours (its husl palette)."""
     import seaborn as sns
 
     return sns

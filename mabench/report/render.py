@@ -1,5 +1,5 @@
-"""The renderer: draws any :class:`~mabench.report.figure_spec.FigureSpec` with matplotlib (seaborn for
-the heat map), one drawing per ``kind`` (:data:`KINDS`), and writes it as files with fixed metadata
+"""The renderer: draws any :class:`~mabench.report.figure_spec.FigureSpec` with matplotlib (the heat
+map as seaborn draws it), one drawing per ``kind`` (:data:`KINDS`), and writes it as files with fixed metadata
 (:func:`save`) or as PNG bytes for embedding (:func:`png`). What a figure shows is decided in
 :mod:`mabench.report.figures`; the primitives (grids, series, legends, label placement) are in
 :mod:`mabench.report.plotting`.
@@ -209,23 +209,88 @@ def _verdict_bars(spec: FigureSpec):
 
 
 def _heatmap(spec: FigureSpec):
-    plt, sns = plotting.pyplot(), plotting.seaborn()
+    """seaborn 0.13's ``heatmap(grid, cmap="RdBu_r", center=0, vmin=-lim, vmax=lim, annot=glyphs, fmt="",
+    linewidths=0.5, linecolor="white")``, step for step in matplotlib (the same artists in the same order,
+    so the same bytes: tests/report/test_figure_specs.py), without importing seaborn and scipy.stats."""
+    plt = plotting.pyplot()
     grid, lim = spec.data, spec.extra["limit"]
     rows, cols = grid.shape
     fig, ax = plt.subplots(figsize=(1.0 + 0.75 * cols, 0.8 + 0.3 * rows))
     ax.set_facecolor("#eeeeee")
-    sns.heatmap(grid, ax=ax, cmap="RdBu_r", center=0, vmin=-lim, vmax=lim, annot=spec.extra["glyphs"], fmt="",
-                annot_kws={"fontsize": 7}, linewidths=0.5, linecolor="white",
-                cbar_kws={"label": spec.labels["colorbar"], "shrink": 0.8})
+    values = np.ma.masked_where(np.asarray(pd.isnull(grid)), grid.values)
+    glyphs = np.asarray(spec.extra["glyphs"])
+    for side in ("top", "right", "left", "bottom"):  # despine(left=True, bottom=True)
+        ax.spines[side].set_visible(False)
+    mesh = ax.pcolormesh(values, cmap=_centred_cmap("RdBu_r", -lim, lim, 0.0), linewidths=0.5, edgecolor="white",
+                         vmin=-lim, vmax=lim)
+    ax.set(xlim=(0, cols), ylim=(0, rows))
+    ax.invert_yaxis()
+    cb = fig.colorbar(mesh, None, ax, label=spec.labels["colorbar"], shrink=0.8)
+    cb.outline.set_linewidth(0)
+    xticks, xticklabels = _auto_ticks(ax, grid.columns.values, 0)
+    yticks, yticklabels = _auto_ticks(ax, grid.index.values, 1)
+    ax.set(xticks=xticks, yticks=yticks)
+    ax.set_xticklabels(xticklabels)
+    plt.setp(ax.set_yticklabels(yticklabels, rotation="vertical"), va="center")
+    # seaborn now draws the whole figure once to rotate overlapping tick labels; the rotations set
+    # below replace those, so that draw is left out (the same bytes without it)
+    ax.set(xlabel=grid.columns.name or "", ylabel=grid.index.name or "")
+    mesh.update_scalarmappable()
+    xpos, ypos = np.meshgrid(np.arange(cols) + .5, np.arange(rows) + .5)
+    for x, y, m, color, val in zip(xpos.flat, ypos.flat, mesh.get_array().flat, mesh.get_facecolors(), glyphs.flat):
+        if m is not np.ma.masked:
+            ax.text(x, y, format(val, ""), color=".15" if _luminance(color) > .408 else "w", ha="center",
+                    va="center", fontsize=7)
+    return heatmap_layout(fig, ax, spec.title)
+
+
+def heatmap_layout(fig, ax, title: str):
+    """The heat map's own labels over seaborn's: small slanted column labels, no axis names, the title."""
     ax.set_xlabel("")
     ax.set_ylabel("")
     ax.tick_params(labelsize=6.5)
     ax.set_xticklabels(ax.get_xticklabels(), rotation=40, ha="right")
     ax.set_yticklabels(ax.get_yticklabels(), rotation=0)
-    if spec.title:
-        ax.set_title(spec.title, fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def _centred_cmap(name: str, vmin: float, vmax: float, center: float):
+    """seaborn's colormap ``name`` re-sampled so that ``center`` is its middle colour."""
+    import matplotlib as mpl
+
+    cmap = mpl.colormaps[name]
+    bad, under, over = cmap(np.ma.masked_invalid([np.nan]))[0], cmap(-np.inf), cmap(np.inf)
+    under_set, over_set = under != cmap(0), over != cmap(cmap.N - 1)
+    vrange = max(vmax - center, center - vmin)
+    cmin, cmax = mpl.colors.Normalize(center - vrange, center + vrange)([vmin, vmax])
+    extremes = {"bad": bad, **({"under": under} if under_set else {}), **({"over": over} if over_set else {})}
+    return mpl.colors.ListedColormap(cmap(np.linspace(cmin, cmax, 256))).with_extremes(**extremes)
+
+
+def _auto_ticks(ax, labels, axis: int):
+    """seaborn's tick thinning: every label while they fit at the tick font size, else every m-th."""
+    bbox = ax.get_window_extent().transformed(ax.figure.dpi_scale_trans.inverted())
+    size = [bbox.width, bbox.height][axis]
+    tick, = [ax.xaxis, ax.yaxis][axis].set_ticks([0])
+    max_ticks = int(size // (tick.label1.get_size() / 72))
+    if max_ticks < 1:
+        return [], []
+    every = len(labels) // max_ticks + 1
+    if every == 1:
+        return np.arange(len(labels)) + .5, labels
+    return np.arange(0, len(labels), every) + .5, labels[0:len(labels):every]
+
+
+def _luminance(color) -> float:
+    """Relative luminance of an RGB(A) colour (W3C), as seaborn picks the annotation's text colour."""
+    import matplotlib as mpl
+
+    rgb = mpl.colors.colorConverter.to_rgba_array(color)[:, :3]
+    rgb = np.where(rgb <= .03928, rgb / 12.92, ((rgb + .055) / 1.055) ** 2.4)
+    return rgb.dot([.2126, .7152, .0722]).item()
 
 
 # ------------------------------------------------------------------ the workflow's summary figures

@@ -27,13 +27,18 @@ root_seed: 20261122
 k: [3]
 metrics: [il]
 threads_per_run: 1
+algorithm_seeds: 1
 algorithms:
   pc1cut: {algorithm: pc1cut}
   mdav:   {algorithm: mdav}
+  cbfs:   {algorithm: cbfs}
+  rmd:    {algorithm: rmd}
+  icsm:   {algorithm: icsm}
 datasets:
   tarragona: {spec: tarragona}
   sim:       {spec: "sim1[n=60,d=4]", algorithms: [mdav]}
 """
+BUILT_IN = ("mdav", "cbfs", "rmd", "icsm")  # the issue's line: the plugin ranked next to these four
 SIM = "sim1[d=4,n=60]"  # the leaderboard names a generated data set by its canonical spec
 TARGET = "results/tables/index.md"  # the tables rule writes results/tables/leaderboard.{md,csv,tex} too
 
@@ -74,9 +79,13 @@ def test_workflow_from_a_non_editable_install_with_a_user_plugin(tmp_path):
     assert re.search(rf"--published {re.escape(str(installed))}\S*/mabench/registry/published.csv",
                      first.stdout + first.stderr)
     before = leaderboard(work)
-    assert set(before) == {("tarragona", "mdav"), ("tarragona", "pc1cut ★"), (SIM, "mdav")}
-    assert before[("tarragona", "mdav")] == (1, 16.9326)  # Domingo-Ferrer & Torra's MDAV on Tarragona, k=3
-    assert before[("tarragona", "pc1cut ★")][0] == 2
+    assert set(before) == {("tarragona", m) for m in (*BUILT_IN, "pc1cut ★")} | {(SIM, "mdav")}
+    # Domingo-Ferrer & Torra's MDAV on Tarragona, k=3; cbfs and icsm (from mdav) as in the regression baseline
+    assert before[("tarragona", "mdav")][1] == 16.9326
+    assert before[("tarragona", "cbfs")][1] == 16.9661 and before[("tarragona", "icsm")][1] == 14.7886
+    ranked = sorted(before[("tarragona", m)] for m in (*BUILT_IN, "pc1cut ★"))
+    assert [rank for rank, _ in ranked] == [1, 2, 3, 4, 5]  # one rank each, in IL order
+    assert [il for _, il in ranked] == sorted(il for _, il in ranked)
 
     plugin = work / "home" / "algorithms" / "pc1cut.py"
     text = plugin.read_text(encoding="utf-8")
@@ -89,10 +98,12 @@ def test_workflow_from_a_non_editable_install_with_a_user_plugin(tmp_path):
 
     _run([cli, "workflow", TARGET], cwd=work, env=env)
     after = leaderboard(work)
-    assert after[("tarragona", "mdav")] == before[("tarragona", "mdav")]
+    for m in BUILT_IN:
+        assert after[("tarragona", m)][1] == before[("tarragona", m)][1], m
     assert after[(SIM, "mdav")] == before[(SIM, "mdav")]
     assert after[("tarragona", "pc1cut ★")][1] != before[("tarragona", "pc1cut ★")][1]
     batch_log = (work / "results" / "logs" / "run" / "tarragona" / "part0.log").read_text(encoding="utf-8")
+    assert all(f"{m} seed=" in batch_log for m in BUILT_IN), batch_log
     assert "mdav seed=0 k=3: from cache" in batch_log and '"computed": 1' in batch_log
 
 

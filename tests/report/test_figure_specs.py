@@ -150,8 +150,8 @@ def test_the_renderer_draws_every_kind(registry, tmp_path):
 
 
 def test_the_theme_is_seaborns_without_importing_it():
-    """plotting.pyplot() sets seaborn's whitegrid/paper theme itself; drawing imports seaborn only for the
-    heat map (and for more than ten colours)."""
+    """plotting.pyplot() sets seaborn's whitegrid/paper theme itself; drawing imports seaborn only for more
+    than ten colours."""
     code = ("import matplotlib, sys; from mabench.report import plotting, figures, render; "
             "plotting.pyplot(); mine = dict(matplotlib.rcParams); "
             "render.png(figures.il_vs_k(__import__('pandas').DataFrame({'dataset_id': 'a', 'algorithm': ['m', 'm', 'c', 'c'], "
@@ -164,3 +164,33 @@ def test_the_theme_is_seaborns_without_importing_it():
             "assert plotting.palette(13) == [tuple(c) for c in sns.color_palette('husl', 13)]")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def _seaborn_heatmap(spec: FigureSpec):
+    """The heat map as drawn with seaborn before the renderer did it itself (the reference)."""
+    import seaborn as sns
+
+    from mabench.report import plotting, render
+
+    plt = plotting.pyplot()
+    grid, lim = spec.data, spec.extra["limit"]
+    rows, cols = grid.shape
+    fig, ax = plt.subplots(figsize=(1.0 + 0.75 * cols, 0.8 + 0.3 * rows))
+    ax.set_facecolor("#eeeeee")
+    sns.heatmap(grid, ax=ax, cmap="RdBu_r", center=0, vmin=-lim, vmax=lim, annot=spec.extra["glyphs"], fmt="",
+                annot_kws={"fontsize": 7}, linewidths=0.5, linecolor="white",
+                cbar_kws={"label": spec.labels["colorbar"], "shrink": 0.8})
+    return render.heatmap_layout(fig, ax, spec.title)
+
+
+@pytest.mark.parametrize("table", ["Table 1", "Table 4.5"])
+def test_the_heat_map_is_seaborns_to_the_byte(registry, table):
+    """The renderer draws seaborn's heat map itself (no seaborn and scipy.stats import): the same PNG,
+    NaN cells (not implemented) and light and dark cells (the glyph's colour) included."""
+    pytest.importorskip("seaborn")
+    from mabench.report import plotting, render
+
+    rows = registry[registry["table"] == table]
+    part = _compared(rows, 1 + 0.05 * np.sin(np.arange(len(rows))))
+    spec = figures.delta_heatmap(part, table)
+    assert plotting.png_bytes(render.draw(spec)) == plotting.png_bytes(_seaborn_heatmap(spec))

@@ -116,3 +116,20 @@ def test_report_only_leaderboard_writes_that_page_alone(tmp_path, capsys):
     status = cli.main(["report", "--results", str(path), "--out-dir", str(tmp_path / "r"), "--only", "leaderboard"])
     assert status == 0, capsys.readouterr().err
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["figures", "leaderboard.html"]
+
+
+def test_the_report_is_the_same_bytes_from_one_process_or_several(tmp_path):
+    """The pages are built in worker processes when cores allow: every page and figure file the same
+    bytes as one process writes, and the same list of pages."""
+    from mabench.report import pages, published
+
+    registry = published.load()
+    results = _results().assign(params="tail=3k")
+    one = pages.write_report(results, tmp_path / "one", registry, workers=1)
+    two = pages.write_report(results, tmp_path / "two", registry, workers=2)
+    assert [p.relative_to(tmp_path / "one") for p in one] == [p.relative_to(tmp_path / "two") for p in two]
+    files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path / "two") for p in (tmp_path / "two").rglob("*") if p.is_file())
+    assert len(files) > len(one)  # figure files too
+    for rel in files:
+        assert (tmp_path / "one" / rel).read_bytes() == (tmp_path / "two" / rel).read_bytes(), rel
