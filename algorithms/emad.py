@@ -154,12 +154,18 @@ def mat_labels(Z: np.ndarray, cols, k: int, mat: str, index: str = "auto") -> np
     Zs = np.ascontiguousarray(Z[:, sorted(cols)])  # column order must not matter
     if mat == "mdav":
         return K.mdav_partition(Zs, k, K.TAIL_3K, index)
-    return K.cbfs_labels(Zs, k, True, mat == "cbfs_fixed", index)
+    if mat == "cbfs_fixed":
+        return K.cbfs_fixed_labels(Zs, k, index)
+    return K.cbfs_labels(Zs, k, True, False, index)
 
 
-def il_all(Z: np.ndarray, labels: np.ndarray) -> float:
-    """100·SSE/SST over every (standardized) column."""
-    sst = float(((Z - Z.mean(axis=0)) ** 2).sum())
+def total_ss(Z: np.ndarray) -> float:
+    """SST of every (standardized) column: the denominator of :func:`il_all`, once per run."""
+    return float(((Z - Z.mean(axis=0)) ** 2).sum())
+
+
+def il_all(Z: np.ndarray, labels: np.ndarray, sst: float) -> float:
+    """100·SSE/SST over every (standardized) column (``sst``: :func:`total_ss` of Z)."""
     return 100.0 * K.sse(Z, labels, int(labels.max()) + 1) / sst
 
 
@@ -188,12 +194,13 @@ def run(Z, k, params, rng, raw=None):
         return labels, {"chosen": _names(cols)}
     if not 1 <= c <= d:
         raise UserError(f"emad: c={c} variables cannot be selected from {d} columns; choose 1 <= c <= {d}")
+    sst = total_ss(Z)
     if mode == "exhaustive":
         best = worst = None
         ils = []
         for cols in itertools.combinations(range(d), c):
             labels = mat_labels(Z, cols, k, params["mat"], params["index"])
-            v = il_all(Z, labels)
+            v = il_all(Z, labels, sst)
             ils.append(v)
             if best is None or v < best[0]:
                 best = (v, cols, labels)
@@ -212,7 +219,7 @@ def run(Z, k, params, rng, raw=None):
     results = []
     for cols in subsets:
         labels = mat_labels(Z, cols, k, params["mat"], params["index"])
-        results.append((il_all(Z, labels), cols, labels))
+        results.append((il_all(Z, labels, sst), cols, labels))
     chosen = min(results, key=lambda t: t[0]) if params["pick"] == "min" else results[0]
     info = {"tree": ";".join(f"{i + 1}-{j + 1}" for i, j in sorted(tree)),
             "ranking": ",".join(f"{v + 1}:{deg}" for v, deg in ranking),
