@@ -69,24 +69,29 @@ def discretize(X: np.ndarray, width: float) -> np.ndarray:
 
 
 def _joint(a: np.ndarray, b: np.ndarray):
-    """Joint and marginal relative frequencies over the observed categories."""
-    _, ai = np.unique(a, return_inverse=True)
-    _, bi = np.unique(b, return_inverse=True)
-    table = np.zeros((ai.max() + 1, bi.max() + 1))
-    np.add.at(table, (ai, bi), 1.0)
+    """Joint and marginal relative frequencies over the observed categories (a, b: category
+    indices 0..max as :func:`category_index` gives them)."""
+    na, nb = int(a.max()) + 1, int(b.max()) + 1
+    table = np.bincount(a * nb + b, minlength=na * nb).reshape(na, nb).astype(np.float64)
     p = table / a.size
     return p, p.sum(axis=1), p.sum(axis=0)
 
 
+def category_index(codes: np.ndarray) -> np.ndarray:
+    """Each column's bin codes as indices of its observed categories (0 = the smallest code)."""
+    return np.stack([np.unique(col, return_inverse=True)[1].ravel() for col in codes.T], axis=1)
+
+
 def emim(a, b) -> float:
-    """Expected mutual information Σ P(a,b) log(P(a,b) / (P(a) P(b))) (natural log, 0 log 0 = 0)."""
+    """Expected mutual information Σ P(a,b) log(P(a,b) / (P(a) P(b))) (natural log, 0 log 0 = 0); a, b:
+    category indices (:func:`category_index`)."""
     p, pa, pb = _joint(a, b)
     i, j = np.nonzero(p)
     return float((p[i, j] * np.log(p[i, j] / (pa[i] * pb[j]))).sum())
 
 
 def chi2(a, b) -> float:
-    """Σ over observed categories of (P(a,b) − P(a)P(b))² / (P(a)P(b))."""
+    """Σ over observed categories of (P(a,b) − P(a)P(b))² / (P(a)P(b)); a, b: category indices."""
     p, pa, pb = _joint(a, b)
     e = np.outer(pa, pb)
     return float(((p - e) ** 2 / e).sum())
@@ -101,7 +106,7 @@ def weight_matrix(X: np.ndarray, weights: str, width: float) -> np.ndarray:
             W = -0.5 * np.log(1.0 - np.minimum(rho**2, 1.0))
         np.fill_diagonal(W, 0.0)
         return W
-    codes = discretize(X, width)
+    codes = category_index(discretize(X, width))
     f = emim if weights == "emim" else chi2
     for i in range(d):
         for j in range(i + 1, d):
