@@ -28,6 +28,11 @@ actions (groups), M states per group (depth 1 = most certain .. M = boundary).
 Every migration is a one-for-one exchange, so every group has exactly k
 records and the SSE never increases (Theorem 4).
 
+Speed, not a choice: most pairs join two groups so far apart that no exchange
+can be made; a bound from the groups' sums and radii proves that in O(d)
+(kernels/methods/swap_bound.py) and the pair is decided without evaluating the
+k exchanges — the same decision, so the same partition.
+
 Choices where the thesis is ambiguous (each a parameter where it changes results):
 
 * ``depth`` (default 5 = the thesis's M, §4.5): states per group.
@@ -77,6 +82,9 @@ def learn(Z, members, grp, pos, ptr, partner, M, strict, max_cycles):
     h, k = members.shape
     sums = np.empty((h, d))
     buf = np.empty(d + k)
+    offset = np.empty(n)  # each record's distance from its group's centroid (the exchange bound's input)
+    radius = np.empty(h)  # each group's largest offset
+    slack = K.bound_slack(Z, k)
     eps = swap.EPS
     depth = np.full(n, M - 1, dtype=np.int64)  # 0 = most internal, M-1 = boundary
     bound = M - 1
@@ -96,6 +104,7 @@ def learn(Z, members, grp, pos, ptr, partner, M, strict, max_cycles):
     while cycle < max_cycles:
         cycle += 1
         K.member_sums(Z, members, sums)  # fresh sums each cycle: no drift
+        K.group_radii(Z, members, sums, offset, radius)
         for i in range(n):
             for t in range(ptr[i], ptr[i + 1]):
                 j = np.int64(partner[t])  # the pair list is int32; kernels take int64
@@ -116,25 +125,44 @@ def learn(Z, members, grp, pos, ptr, partner, M, strict, max_cycles):
                     b = j if a == i else i  # at the boundary, in v
                     u = grp[a]
                     v = grp[b]
+                    gap = K.sum_gap(sums, u, v)
+                    if (K.far_apart(gap, offset[b], radius[u], k, d, slack)
+                            or K.no_gain(Z, sums, radius, k, u, v, b, gap, slack)):
+                        partner[t] = -1  # best_swap would find no exchange: delete the tuple from L
+                        continue
                     dl, x = K.best_swap(Z, members, sums, u, v, b, a, buf)
                     if x >= 0 and (dl < -eps or (dl <= eps and not strict)):
                         K.apply_swap(Z, members, grp, pos, sums, x, b)
+                        K.refresh_group(Z, members, sums, u, offset, radius)
+                        K.refresh_group(Z, members, sums, v, offset, radius)
                         depth[x] = bound
                         depth[b] = bound
                     else:
                         partner[t] = -1  # delete the tuple from L
                 else:  # Case 3 (Algorithm 10): both at the boundary
+                    gap = K.sum_gap(sums, gi, gj)
+                    if ((K.far_apart(gap, offset[j], radius[gi], k, d, slack)
+                         or K.no_gain(Z, sums, radius, k, gi, gj, j, gap, slack))
+                            and (K.far_apart(gap, offset[i], radius[gj], k, d, slack)
+                                 or K.no_gain(Z, sums, radius, k, gj, gi, i, gap, slack))):
+                        continue  # neither direction has an exchange to make
                     d1, x1 = K.best_swap(Z, members, sums, gi, gj, j, i, buf)  # R_j into R_i's group
                     d2, x2 = K.best_swap(Z, members, sums, gj, gi, i, j, buf)  # R_i into R_j's group
+                    x = -1
                     if d1 <= d2 + eps:
                         if x1 >= 0 and (d1 < -eps or (d1 <= eps and not strict)):
                             K.apply_swap(Z, members, grp, pos, sums, x1, j)
                             depth[x1] = bound
                             depth[j] = bound
+                            x = x1
                     elif x2 >= 0 and (d2 < -eps or (d2 <= eps and not strict)):
                         K.apply_swap(Z, members, grp, pos, sums, x2, i)
                         depth[x2] = bound
                         depth[i] = bound
+                        x = x2
+                    if x >= 0:
+                        K.refresh_group(Z, members, sums, gi, offset, radius)
+                        K.refresh_group(Z, members, sums, gj, offset, radius)
         new = K.members_sse(Z, members)
         history[cycle - 1] = new
         if new >= old - tol:

@@ -272,6 +272,9 @@ def cell_code_hash(algorithm: str, params: dict | None = None) -> str:
     return hashlib.sha256(" ".join(parts).encode()).hexdigest()
 
 
+_NOT_ENGINE = frozenset({"algorithms", "generators", "config", "registry", "_workflow"})
+
+
 @cache
 def engine_sources_hash() -> str:
     """Hash of every engine source file (the plugin folders excluded) and numpy's and Numba's versions."""
@@ -280,7 +283,9 @@ def engine_sources_hash() -> str:
 
     h = hashlib.sha256(f"numpy {np.__version__} numba {numba.__version__}".encode())
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.parent.name in ("algorithms", "generators"):
+        # the plugin folders, and the data packages an install adds (config, registry): the same hash
+        # for a checkout and for the wheel built from it, so both use one Numba cache
+        if path.relative_to(PACKAGE).parts[0] in _NOT_ENGINE:
             continue
         h.update(str(path.relative_to(PACKAGE)).encode())
         h.update(path.read_bytes())

@@ -95,7 +95,7 @@ def run_plan(plan: dict, cache_dir: str | None = None, follow: str | None = None
     cells = computed = 0
     waited = 0.0
     since = time.monotonic()
-    load = shared_loader(8)  # runs on the same data are consecutive in a plan
+    load = shared_loader(8)  # a file read again when it left the 8 kept costs milliseconds (plans are small files or few)
     job = JobPlan.from_dict(plan)
     for i, run in enumerate(job.runs):
         if follow:

@@ -145,12 +145,27 @@ class Plan:
                        for s in self.batch_seeds(ds_id, a)})
 
     def job_plan(self, job: Job) -> JobPlan:
-        """What ``mabench batch`` runs for one job."""
+        """What ``mabench batch`` runs for one job: its runs grouped by method, the method with the
+        most work (records × cells) first, each method's runs in configuration order.
+
+        Why this order: the lead job starts while the compile step is still compiling its runs'
+        kernels in this order, and waits before a run whose kernels are not compiled yet. Started
+        on a long method, it keeps its core busy while the compile step works ahead; started on
+        dozens of millisecond runs of distinct methods, it caught up with the compile step at once
+        (docs/scaling.md). The order decides no number: every cell has its own seed and record."""
+        runs = [(ds_id, a) for ds_id, ids in job.groups for a in ids]
+        work: dict[str, int] = {}
+        for ds_id, a in runs:
+            method = self.algorithms[a].algorithm
+            cells = len(self.batch_seeds(ds_id, a)) * len(self.algo_ks(ds_id, a))
+            work[method] = work.get(method, 0) + (self.datasets[ds_id].n or 1) * cells
+        rank = {m: i for i, m in enumerate(sorted(work, key=lambda m: -work[m]))}  # stable: config order on ties
+        runs.sort(key=lambda run: rank[self.algorithms[run[1]].algorithm])
         return JobPlan(job.name, [
             PlannedRun(self.algorithms[a].algorithm, self.algorithms[a].params,
                        [[s, self.data_file(ds_id, s)] for s in self.batch_seeds(ds_id, a)],
                        self.algo_ks(ds_id, a), self.datasets[ds_id].metrics, f"results/cells/{ds_id}/{a}")
-            for ds_id, ids in job.groups for a in ids
+            for ds_id, a in runs
         ])
 
     def job_plans(self) -> dict:

@@ -96,12 +96,38 @@ def _on_dask(tasks: list[tuple], scheduler: str | None) -> list:
             raise UserError("executor=dask without a scheduler address needs a Dask client in this process; "
                             "give the scheduler's address (--scheduler tcp://HOST:8786)") from None
         return _gather(client, tasks)
+    refused = _refused(scheduler)
+    if refused is not None:
+        raise UserError(f"cannot reach the Dask scheduler at {scheduler!r} ({refused}); start it or fix the address")
     try:
         client = distributed.Client(scheduler, timeout="20s", set_as_default=False)
     except OSError as exc:
         raise UserError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc}); start it or fix the address") from None
     with client:
         return _gather(client, tasks)
+
+
+def _refused(scheduler: str) -> str | None:
+    """Why a ``tcp://HOST:PORT`` scheduler cannot be reached when its host says so at once (nothing
+    listens there, the name does not resolve), else None: Dask's client would retry such an address
+    until its 20 s timeout. Other addresses and slow answers are left to the client."""
+    import socket
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(scheduler)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return None
+    if parts.scheme != "tcp" or not host or port is None:
+        return None
+    try:
+        with socket.create_connection((host, port), timeout=5):
+            return None
+    except (ConnectionRefusedError, socket.gaierror) as exc:
+        return exc.strerror or str(exc)
+    except OSError:
+        return None
 
 
 def _gather(client, tasks: list[tuple]) -> list:

@@ -14,7 +14,7 @@
 * ``methods/`` — one main loop per family: :mod:`~.methods.mdav`, :mod:`~.methods.cbfs`,
   :mod:`~.methods.density` (DBA-1), :mod:`~.methods.tfrp`, :mod:`~.methods.hm` (Hansen–Mukherjee),
   :mod:`~.methods.ward` and :mod:`~.methods.kward` (the k-Ward family), :mod:`~.methods.refine`
-  (dissolve-and-reassign), :mod:`~.methods.swap` (OMMA's migrations), :mod:`~.methods.sdcmicro`,
+  (dissolve-and-reassign), :mod:`~.methods.swap` (OMMA's migrations) with :mod:`~.methods.swap_bound` (a proof that none can be made), :mod:`~.methods.sdcmicro`,
   :mod:`~.methods.mcd` with :mod:`~.methods.mcd_steps` and :mod:`~.methods.chi_square` (FastMCD);
 * ``improve/`` — :mod:`~.improve.localsearch` (group state, exact move/swap costs, descent,
   perturbation), :mod:`~.improve.icsm` and :mod:`~.improve.icsm_tour` (ICSM's steps), :mod:`~.improve.lns` (exact re-partition of
@@ -45,6 +45,11 @@ from mabench.codehash import numba_cache_dir  # noqa: E402
 # any kernel is decorated, since Numba reads it then.
 numba.config.CACHE_DIR = numba_cache_dir()
 
+# ... and filed by module name, not by the folder mabench is installed in (jit_cache says why).
+from mabench.kernels.core import jit_cache  # noqa: E402
+
+jit_cache.install()
+
 # Start Numba's threading layer before any cached kernel is loaded. A cached
 # kernel that calls a parallel one references the scheduler's symbols
 # (allocate_sched, ...), which exist only once the layer is up; loading it
@@ -73,6 +78,7 @@ from mabench.kernels.methods.refine import dissolve_reassign  # noqa: E402
 from mabench.kernels.spatial.kdtree import KDTree, kd_build, kd_delete, kd_nearest_k, kd_nearest_to_group, kd_remaining, kd_scratch  # noqa: E402
 from mabench.kernels.spatial.pairs import count_close_pairs, distance_range, fill_close_pairs  # noqa: E402
 from mabench.kernels.methods.swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
+from mabench.kernels.methods.swap_bound import bound_slack, far_apart, group_radii, no_gain, refresh_group, sum_gap  # noqa: E402
 from mabench.kernels.methods.ward import kward_sorted, kwr_sorted, split_until_small, ward_increase, ward_merge, ward_merge_diagonal  # noqa: E402
 from mabench.kernels.core.select import add_member, nearest_slots  # noqa: E402
 

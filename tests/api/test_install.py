@@ -99,6 +99,13 @@ def test_wheel_in_a_fresh_venv_outside_the_checkout(tmp_path):
                   "print(mabench.__file__); print(m.__file__); print(c.__file__)"], cwd=work).stdout.split()
     for path in where:  # everything from the installed wheel, nothing from the checkout
         assert Path(path).resolve().is_relative_to(env_dir.resolve()), path
+    # the same engine, the same Numba cache folder: the wheel loads the kernels the checkout compiled
+    # (mabench/codehash.py, mabench/kernels/core/jit_cache.py)
+    from mabench.codehash import numba_cache_dir
+
+    cache_dir = _run([py, "-c", "from mabench.codehash import numba_cache_dir; print(numba_cache_dir())"],
+                     cwd=work).stdout.strip()
+    assert cache_dir == numba_cache_dir()
 
     _run([py, "-c", readme_python_example()], cwd=work)
     masked = (work / "masked.csv").read_text().splitlines()

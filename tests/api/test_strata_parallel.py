@@ -26,23 +26,31 @@ def stratified(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="module")
+def cluster():
+    """One local Dask cluster of 2 worker processes for the module (each worker imports mabench once)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+        yield local
+
+
 def _bytes(result) -> bytes:
     return result.masked.to_csv(index=False, lineterminator="\n").encode()
 
 
 @pytest.mark.parametrize("method, params", [("mdav", {}), ("omma", {})])
-def test_serial_processes_and_dask_give_byte_identical_masked_output(stratified, method, params):
+def test_serial_processes_and_dask_give_byte_identical_masked_output(stratified, cluster, method, params):
     """omma draws random numbers: each stratum's stream is its own, wherever it runs."""
-    distributed = pytest.importorskip("distributed")
+    import distributed
+
     call = dict(data=stratified, k=3, method=method, strata="region", seed=7, columns=["age", "income", "debt"],
                 **params)
     serial = mabench.microaggregate(**call)
     runs = {"n_jobs=2": mabench.microaggregate(**call, n_jobs=2)}
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        with distributed.Client(cluster):
-            runs["dask, this process's client"] = mabench.microaggregate(**call, executor="dask")
-        runs["dask, scheduler address"] = mabench.microaggregate(**call, executor="dask",
-                                                                 scheduler=cluster.scheduler_address)
+    with distributed.Client(cluster):
+        runs["dask, this process's client"] = mabench.microaggregate(**call, executor="dask")
+    runs["dask, scheduler address"] = mabench.microaggregate(**call, executor="dask",
+                                                             scheduler=cluster.scheduler_address)
     assert serial.info == {} or "strata" in serial.info
     for name, result in runs.items():
         assert np.array_equal(result.labels, serial.labels), name

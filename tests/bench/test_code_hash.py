@@ -203,7 +203,7 @@ def test_the_workflow_reruns_exactly_the_jobs_of_an_edited_plugin(tmp_path):
 
     def snakemake(*args):
         cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(tmp_path / "w"),
-               "--configfile", str(tmp_path / "user.yaml"), "--cores", "1", *args]
+               "--configfile", str(tmp_path / "user.yaml"), "--cores", "1", "--force-use-threads", *args]
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         return proc.stdout + proc.stderr

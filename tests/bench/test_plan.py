@@ -48,11 +48,33 @@ def test_job_plan_is_what_batch_runs(default_plan):
         spec = default_plan.job_plan(job)
         assert spec.batch == job.name
         wanted = [(ds_id, a) for ds_id, ids in job.groups for a in ids]
-        assert [tuple(r.cells_dir.split("/")[-2:]) for r in spec.runs] == wanted
-        for run, (ds_id, _) in zip(spec.runs, wanted):
+        got = [tuple(r.cells_dir.split("/")[-2:]) for r in spec.runs]
+        assert sorted(got) == sorted(wanted) and len(got) == len(wanted)
+        for run, (ds_id, _) in zip(spec.runs, got):
             assert run.metrics == default_plan.datasets[ds_id].metrics
             for seed, path in run.draws:
                 assert path == default_plan.data_file(ds_id, seed)
+
+
+def test_a_job_runs_its_heaviest_method_first_and_each_method_in_configuration_order(default_plan):
+    """The lead job must start on long runs, not on dozens of millisecond runs whose kernels the
+    compile step has not reached yet (Plan.job_plan)."""
+    lead = default_plan.lead_job()
+    runs = default_plan.job_plan(lead).runs
+    methods = list(dict.fromkeys(r.algorithm for r in runs))
+    assert [r.algorithm for r in runs] == sorted((r.algorithm for r in runs), key=methods.index)  # grouped
+
+    def work(method):
+        return sum((default_plan.datasets[ds_id].n or 1) * len(default_plan.batch_seeds(ds_id, a))
+                   * len(default_plan.algo_ks(ds_id, a))
+                   for ds_id, ids in lead.groups for a in ids if default_plan.algorithms[a].algorithm == method)
+
+    assert [work(m) for m in methods] == sorted((work(m) for m in methods), reverse=True)
+    assert methods[0] == "omma"  # the default configuration's lead job: its O(n^2) method, minutes of work
+    config_order = [(ds_id, a) for ds_id, ids in lead.groups for a in ids]
+    for m in methods:
+        mine = [tuple(r.cells_dir.split("/")[-2:]) for r in runs if r.algorithm == m]
+        assert mine == [c for c in config_order if default_plan.algorithms[c[1]].algorithm == m]
 
 
 def test_plans_file_holds_every_job_and_a_digest_moves_with_its_own_job_only():

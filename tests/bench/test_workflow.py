@@ -33,7 +33,8 @@ pytestmark = pytest.mark.slow
 
 
 def snakemake(workdir: Path, *args: str, configfile: Path | None = SMOKE, timeout: float = safety_net(300)):
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--directory", str(workdir)]
+    # --force-use-threads, as the default profile: the `run:` rules in Snakemake's own process
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--directory", str(workdir), "--force-use-threads"]
     if configfile is not None:
         cmd += ["--configfile", str(configfile)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SNAKEMAKE_")}

@@ -1,0 +1,56 @@
+"""Where Numba keeps mabench's compiled kernels: one place per module name, wherever mabench is installed.
+
+Numba's own locator for a cache folder (``NUMBA_CACHE_DIR``) files each kernel under a hash of its
+source file's absolute folder, so a checkout, a wheel installed in another virtual environment and a
+second clone of the same commit each compile every kernel anew (minutes of CPU). Numba already checks
+a cached kernel against a hash of its source file's content, and mabench's cache folder is per hash of
+the engine's sources (:func:`mabench.codehash.numba_cache_dir`), which covers what a kernel calls in
+other modules. So the absolute folder adds nothing but misses: :class:`ModuleCacheLocator` files the
+kernels of ``mabench.*`` modules under their package's name instead. A copy whose file differs
+(another version of a plugin of the same name) fails Numba's content check and is compiled again,
+never loaded.
+"""
+
+from __future__ import annotations
+
+import os
+
+from numba.core import caching, config
+
+
+class ModuleCacheLocator(caching.UserProvidedCacheLocator):
+    """Numba cache locator for functions of ``mabench.*`` modules: ``CACHE_DIR/<package name>``.
+
+    Source stamp (a SHA-256 of the file's content) and disambiguator (the first line number) are
+    Numba's; only the folder differs from :class:`numba.core.caching.UserProvidedCacheLocator`.
+    """
+
+    def __init__(self, py_func, py_file):
+        super().__init__(py_func, py_file)
+        package = py_func.__module__.rpartition(".")[0] or py_func.__module__
+        self._cache_path = os.path.join(config.CACHE_DIR, package)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        module = getattr(py_func, "__module__", None) or ""
+        if not module.startswith("mabench."):
+            return None
+        return super().from_function(py_func, py_file)
+
+
+def install() -> None:
+    """Put :class:`ModuleCacheLocator` first among the locators Numba tries (once).
+
+    Parameters
+    ----------
+    (none)
+        It changes Numba's list of locator classes, which every ``cache=True`` kernel decorated
+        afterwards consults; :mod:`mabench.kernels` calls it before importing any kernel.
+
+    Returns
+    -------
+    None
+    """
+    classes = caching.CacheImpl._locator_classes
+    if ModuleCacheLocator not in classes:
+        classes.insert(0, ModuleCacheLocator)
