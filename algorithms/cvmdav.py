@@ -38,18 +38,6 @@ from mabench.plugin import Algorithm, Param
 
 
 @njit(cache=True)
-def _dist_rows(Z, y, out):
-    """Squared distances of every original record to record ``y`` (attribute order)."""
-    n, d = Z.shape
-    for i in range(n):
-        s = 0.0
-        for j in range(d):
-            t = Z[i, j] - Z[y, j]
-            s += t * t
-        out[i] = s
-
-
-@njit(cache=True)
 def _d(W, slot, c):
     s = 0.0
     for j in range(W.shape[0]):
@@ -106,7 +94,7 @@ def cvmdav_labels(Z, k, gamma, zself, zall, stop_on_reject, last_2k, cap_2k, tai
                 for t in range(d):
                     zc[t] += W[t, y]
             if zall:
-                _dist_rows(Z, ids[y], full_d)
+                K.sqdist_rows(Z, ids[y], full_d)
                 got = K.nearest_slots(full_d, all_alive, n, ids[y], want, zd, zi)
                 for t in range(got):
                     for u in range(d):

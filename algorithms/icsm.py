@@ -43,16 +43,12 @@ def run(Z, k, params, rng):
     iterations = search.icsm(st, trace=tr, deadline=deadline, **opts)
     done = 0
     if params["restarts"] or params["budget"] > 0:
-        def local(s, touched):
-            search.descent(s, params["neighbours"], start=touched)
-
         def improve(s):
             search.icsm(s, **opts)
 
         remaining = params["budget"] - tr.elapsed() if params["budget"] > 0 else 0.0
         if params["budget"] <= 0 or remaining > 0:
-            _, _, done = search.iterate(st, improve, params["restarts"], remaining, params["perturb"],
-                                        params["neighbours"], rng, tr, local)
+            done = search.restarts(st, improve, params, rng, tr, remaining)
     return search.summary(st, tr, il_init, iterations, done)
 
 
@@ -74,10 +70,8 @@ ALGORITHM = Algorithm(
                                 min=0),
         "complex_sources": Param("score", "ComplexHeuristic sources: the lowest-Score group, or all in Score order",
                                  ("score", "all")),
-        "restarts": Param(0, "random-perturbation restarts after ICSM (Table 4); 0 = none", min=0),
-        "perturb": Param(20, "at most this many records are perturbed per restart", min=1),
-        "neighbours": Param(8, "perturbation partners (and the pre-descent) use this many nearest groups", min=1),
-        "budget": Param(0.0, "optional time budget in seconds (0 = stop by rounds/restarts only)", min=0.0, max=1e7),
+        **search.restart_params("perturbation partners (and the pre-descent) use this many nearest groups",
+                                " after ICSM (Table 4)", stop="rounds/restarts"),
     },
     deterministic=True,
     notes="time budgets (budget > 0) make the stopping point machine-dependent",

@@ -13,7 +13,7 @@ and cut that order into consecutive groups of k (a group can span two clusters, 
 import numpy as np
 
 from mabench.kernels.methods import sdcmicro as S
-from mabench.kernels.methods.sdcmicro_family import RANDOMIZED_CLUSTERING
+from mabench.kernels.methods.sdcmicro_family import RANDOMIZED_CLUSTERING, citation
 from mabench.plugin import Algorithm, linear_bytes
 
 
@@ -36,7 +36,7 @@ ALGORITHM = Algorithm(
     memory="O(n·d) (clustermethod=pam: O(n²), the dissimilarity matrix)",
     memory_bytes=lambda n, d, k, p: linear_bytes(n, d) + (8 * n * n if p.get("clustermethod") == "pam" else 0),
     title="influence (sdcMicro: clusters, each sorted by its centre's largest variable, groups of k)",
-    citation=f"{S.SDC_DOC} (micro_influence, clust); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
+    citation=citation("micro_influence, clust"),
     run=run,
     params={"nc": S.NC, "clustermethod": S.CLUSTER},
     deterministic=False,

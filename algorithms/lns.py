@@ -59,8 +59,7 @@ def run(Z, k, params, rng):
                     search.lns_descent(s, rng, rmax, scratch, None, deadline, seeds=touched_now[0])
 
         remaining = 0.0 if deadline is None else max(1e-9, deadline - time.perf_counter())
-        _, _, done = search.iterate(st, improve, params["restarts"], remaining, params["perturb"],
-                                    params["neighbours"], rng, tr, local)
+        done = search.restarts(st, improve, params, rng, tr, remaining, local)
     return search.summary(st, tr, il_init, changes, done)
 
 
@@ -82,10 +81,8 @@ ALGORITHM = Algorithm(
         "region": Param(0, "records per region (0 = min(16, 4k) for k ≤ 4, min(16, 3k) for k ≤ 8, 22 for "
                            "k ≤ 11; at k ≥ 12 no region of two groups fits and the default skips the region "
                            "descent); at most 16, or 22 when 2k > 16 (two-group regions)", min=0, max=22),
-        "neighbours": Param(8, "perturbation and the seeded descent use this many nearest groups", min=1),
-        "restarts": Param(0, "random-perturbation restarts after the first descent; 0 = none", min=0),
-        "perturb": Param(20, "at most this many records are perturbed per restart", min=1),
-        "budget": Param(0.0, "optional time budget in seconds (0 = stop by restarts only)", min=0.0, max=1e7),
+        **search.restart_params("perturbation and the seeded descent use this many nearest groups",
+                                " after the first descent"),
     },
     deterministic=False,  # a pass visits the groups in rng order (search.lns_descent): the cell seed shows
     notes="regions hold at most 16 records (the DP is exponential in them); for k ≥ 9 a region is two groups "

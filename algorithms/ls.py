@@ -12,7 +12,7 @@ Group sizes stay in [k, 2k−1]. Details: docs/algorithms/icsm.md.
 
 from mabench import discovery
 from mabench.kernels.improve import search
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm
 
 
 def run(Z, k, params, rng):
@@ -23,13 +23,9 @@ def run(Z, k, params, rng):
     done = 0
     if params["restarts"] or params["budget"] > 0:
         def improve(s):
-            pass  # the seeded descent below is the whole improvement
+            pass  # the seeded descent (restarts' default local step) is the whole improvement
 
-        def local(s, touched):
-            search.descent(s, params["neighbours"], start=touched)
-
-        _, _, done = search.iterate(st, improve, params["restarts"], params["budget"], params["perturb"],
-                                    params["neighbours"], rng, tr, local)
+        done = search.restarts(st, improve, params, rng, tr, params["budget"])
     return search.summary(st, tr, il_init, changes, done)
 
 
@@ -43,10 +39,7 @@ ALGORITHM = Algorithm(
     check=discovery.check_init,
     params={
         **discovery.init_params(),
-        "neighbours": Param(8, "moves and swaps go into this many nearest groups (by centroid)", min=1),
-        "restarts": Param(0, "random-perturbation restarts; 0 = none", min=0),
-        "perturb": Param(20, "at most this many records are perturbed per restart", min=1),
-        "budget": Param(0.0, "optional time budget in seconds (0 = stop by restarts only)", min=0.0, max=1e7),
+        **search.restart_params("moves and swaps go into this many nearest groups (by centroid)"),
     },
     deterministic=True,
     notes="time budgets (budget > 0) make the stopping point machine-dependent",

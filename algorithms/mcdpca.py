@@ -16,7 +16,6 @@ from mabench.plugin import covariance_memory
 ALGORITHM = projection(
     "mcdpca", mcdpca_scores,
     time="O(n·d²) per FastMCD iteration (subsets and C-steps), then O(n log n)",
-    memory="O(n·d + d²)",
     memory_bytes=covariance_memory,
     title="mcdpca (sdcMicro: sort by the first robust (MCD) principal component, groups of k)",
     deterministic=False,

@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit
 
 from mabench.kernels.core.buffer import transposed
+from mabench.kernels.core.distances import farthest_from_mean
 from mabench.plugin import Algorithm, Param
 
 
@@ -322,23 +323,7 @@ def split_large(Z, piece, n_pieces, k):
         if m <= 2 * k - 1:
             continue
         mem = members[start[p]:start[p + 1]]
-        for j in range(d):
-            c[j] = 0.0
-        for i in mem:
-            for j in range(d):
-                c[j] += Z[i, j]
-        for j in range(d):
-            c[j] /= m
-        u = -1
-        best = -1.0
-        for i in mem:
-            s = 0.0
-            for j in range(d):
-                t = Z[i, j] - c[j]
-                s += t * t
-            if s > best:
-                best = s
-                u = i
+        u = farthest_from_mean(Z, mem, c)
         dist = np.empty(m)
         for a in range(m):
             s = 0.0

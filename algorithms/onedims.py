@@ -17,6 +17,7 @@ records missing it share one more label, a group that publishes nothing (docs/me
 import numpy as np
 
 from mabench.kernels.methods import sdcmicro as S
+from mabench.kernels.methods.sdcmicro_family import citation
 from mabench.plugin import Algorithm, linear_bytes
 
 
@@ -47,7 +48,7 @@ ALGORITHM = Algorithm(
     memory="O(n·d) (one label column per variable)",
     memory_bytes=lambda n, d, k, p: linear_bytes(n, d, copies=13),
     title="onedims (individual ranking: one partition per variable, sdcMicro)",
-    citation=f"{S.SDC_DOC} (micro_onedims); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
+    citation=citation("micro_onedims"),
     run=run,
     deterministic=True,
     uses_raw=True,

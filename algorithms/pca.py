@@ -16,7 +16,6 @@ from mabench.plugin import covariance_memory
 ALGORITHM = projection(
     "pca", pca_scores,
     time="O(n·d² + d³ + n log n) (first principal component, one sort)",
-    memory="O(n·d + d²)",
     memory_bytes=covariance_memory,
     title="pca (sdcMicro: sort by the first principal component, groups of k)",
     deterministic=True,

@@ -39,12 +39,8 @@ from mabench.plugin import Algorithm, Param, raw_scale, scale_param
 def sort_function(X):
     """SF of Eq. 4: the sum of the record's centred attributes (column means summed in record order)."""
     n, d = X.shape
-    mean = np.zeros(d)
-    for i in range(n):
-        for j in range(d):
-            mean[j] += X[i, j]
-    for j in range(d):
-        mean[j] /= n
+    mean = np.empty(d)
+    K.rows_mean(X, np.arange(n), mean)
     sf = np.empty(n)
     for i in range(n):
         s = 0.0

@@ -12,6 +12,7 @@ its k - 1 nearest remaining records (Euclidean) form a group. The rest is the la
 """
 
 from mabench.kernels.methods import sdcmicro as S
+from mabench.kernels.methods.sdcmicro_family import citation
 from mabench.plugin import Algorithm, covariance_memory
 
 
@@ -25,10 +26,9 @@ def run(Z, k, params, rng, raw=None):
 ALGORITHM = Algorithm(
     name="rmd",
     time="O(n·d²) for the MCD, then O(n²·d/k) (the seed's k − 1 nearest by passes)",
-    memory="O(n·d + d²)",
     memory_bytes=covariance_memory,
     title="rmd (sdcMicro's recommended method: robust-Mahalanobis seeds, k nearest, one group per step)",
-    citation=f"{S.SDC_DOC} (micro_rmd); 004_d1273daa16c98592.txt §IV (MDAV); {S.CITE_DOC}",
+    citation=citation("micro_rmd", "004_d1273daa16c98592.txt §IV (MDAV)"),
     run=run,
     deterministic=False,
     uses_raw=True,

@@ -11,6 +11,7 @@ Records 1..k form group 1, k+1..2k group 2, ...; the last group takes the remain
 import numpy as np
 
 from mabench.kernels.methods import sdcmicro as S
+from mabench.kernels.methods.sdcmicro_family import citation
 from mabench.plugin import Algorithm
 
 
@@ -22,7 +23,7 @@ ALGORITHM = Algorithm(
     name="simple",
     time="O(n·d) (consecutive records of the file)",
     title="simple (sdcMicro: groups of k in record order, no sorting)",
-    citation=f"{S.SDC_DOC} (micro_simple); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
+    citation=citation("micro_simple"),
     run=run,
     deterministic=True,
     notes="Order: the records as given. Cut: floor(n/k) groups, the last takes the n mod k remainder "

@@ -11,6 +11,7 @@ last one taking the remainder.
 
 from mabench.errors import UserError
 from mabench.kernels.methods import sdcmicro as S
+from mabench.kernels.methods.sdcmicro_family import citation
 from mabench.plugin import Algorithm, Param
 
 
@@ -26,7 +27,7 @@ ALGORITHM = Algorithm(
     name="single",
     time="O(n log n + n·d) (one sort)",
     title="single (sdcMicro: sort by one variable, groups of k)",
-    citation=f"{S.SDC_DOC} (micro_single); {S.SEED_UNIVARIATE}; {S.CITE_DOC}",
+    citation=citation("micro_single"),
     run=run,
     params={"varsort": Param(1, "the variable to sort by (1-based column number; sdcMicro's varsort)", min=1)},
     deterministic=True,

@@ -109,53 +109,34 @@ def icsm_synthetic(rng: np.random.Generator, n: int, d: int, clusters: int):
 _ORDER = ("Draw order: d (sim2/3), centres, sigma_i, noise, then one shuffle of the records "
           "(rows are not sorted by cluster).")
 
+
+
+def _counts(**defaults: int) -> dict[str, Param]:
+    """Size parameters with the paper's values as defaults, e.g. ``_counts(n=100)``."""
+    what = {"n": "number of records", "d": "number of attributes", "clusters": "number of clusters",
+            "per_cluster": "records per cluster"}
+    return {name: Param(value, f"{what[name]} (paper: {value:,})", min=1, max=MAX_COLUMNS if name == "d" else MAX_RECORDS)
+            for name, value in defaults.items()}
+
+
+def _icsm_set(generate, part: str, params: dict, title: str, notes: str) -> Generator:
+    return Generator(name=generate.__name__, title=title, citation=SOURCE + f" ({part})", generate=generate,
+                     params=params, notes=notes)
+
+
+_CLUSTERED = _counts(clusters=5, per_cluster=20)
+
 GENERATORS = [
-    Generator(
-        name="sim1",
-        title="Sim-1 (ICSM): i.i.d. uniform on [-1000, 1000], 100 x 10",
-        citation=SOURCE + " (Sim-1)",
-        generate=sim1,
-        params={
-            "n": Param(100, "number of records (paper: 100)", min=1, max=MAX_RECORDS),
-            "d": Param(10, "number of attributes (paper: 10)", min=1, max=MAX_COLUMNS),
-        },
-        notes="One draw is one of the paper's 25 sets; average over seeds to mirror its 25-set means.",
-    ),
-    Generator(
-        name="sim2",
-        title="Sim-2 (ICSM): 5 Gaussian clusters x 20, d in 4..8, centres U[0,1]^d",
-        citation=SOURCE + " (Sim-2)",
-        generate=sim2,
-        params={
-            "clusters": Param(5, "number of clusters c (paper: 5)", min=1, max=MAX_RECORDS),
-            "per_cluster": Param(20, "records per cluster (paper: 20)", min=1, max=MAX_RECORDS),
-        },
-        notes="d ~ uniform{4..8} once per data set; sigma_i ~ U[0.1, 0.3] per cluster, isotropic. " + _ORDER,
-    ),
-    Generator(
-        name="sim3",
-        title="Sim-3 (ICSM): as Sim-2 with centres U[0,2]^d",
-        citation=SOURCE + " (Sim-3)",
-        generate=sim3,
-        params={
-            "clusters": Param(5, "number of clusters c (paper: 5)", min=1, max=MAX_RECORDS),
-            "per_cluster": Param(20, "records per cluster (paper: 20)", min=1, max=MAX_RECORDS),
-        },
-        notes=("As sim2 but centres on [0, 2]^d, exactly as printed. The published Sim-3 MDAV ILs are not "
-               "consistent with this description (003_58f0e37d459aa4df.txt §5.1; docs/findings.md); expect lower ILs. " + _ORDER),
-    ),
-    Generator(
-        name="icsm_synthetic",
-        title="Synthetic (ICSM): 10 Gaussian clusters, 10,000 x 10",
-        citation=SOURCE + " (Synthetic data set, Tables 1-2)",
-        generate=icsm_synthetic,
-        params={
-            "n": Param(10000, "number of records (paper: 10,000)", min=1, max=MAX_RECORDS),
-            "d": Param(10, "number of attributes (paper: 10)", min=1, max=MAX_COLUMNS),
-            "clusters": Param(10, "number of clusters (paper: 10)", min=1, max=MAX_RECORDS),
-        },
-        notes=("The paper leaves centres, spread and sizes open. Chosen: centres U[0,1]^d, "
-               "sigma_i ~ U[0.1, 0.3] isotropic (the Sim-2 recipe), equal sizes (first n mod clusters "
-               "clusters get one extra record). " + _ORDER),
-    ),
+    _icsm_set(sim1, "Sim-1", _counts(n=100, d=10), "Sim-1 (ICSM): i.i.d. uniform on [-1000, 1000], 100 x 10",
+              "One draw is one of the paper's 25 sets; average over seeds to mirror its 25-set means."),
+    _icsm_set(sim2, "Sim-2", _CLUSTERED, "Sim-2 (ICSM): 5 Gaussian clusters x 20, d in 4..8, centres U[0,1]^d",
+              "d ~ uniform{4..8} once per data set; sigma_i ~ U[0.1, 0.3] per cluster, isotropic. " + _ORDER),
+    _icsm_set(sim3, "Sim-3", _CLUSTERED, "Sim-3 (ICSM): as Sim-2 with centres U[0,2]^d",
+              "As sim2 but centres on [0, 2]^d, exactly as printed. The published Sim-3 MDAV ILs are not consistent "
+              "with this description (003_58f0e37d459aa4df.txt §5.1; docs/findings.md); expect lower ILs. " + _ORDER),
+    _icsm_set(icsm_synthetic, "Synthetic data set, Tables 1-2", _counts(n=10000, d=10, clusters=10),
+              "Synthetic (ICSM): 10 Gaussian clusters, 10,000 x 10",
+              "The paper leaves centres, spread and sizes open. Chosen: centres U[0,1]^d, sigma_i ~ U[0.1, 0.3] "
+              "isotropic (the Sim-2 recipe), equal sizes (first n mod clusters clusters get one extra record). "
+              + _ORDER),
 ]

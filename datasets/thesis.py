@@ -115,53 +115,37 @@ def _size_params(n: int, d: int) -> dict[str, Param]:
             "d": Param(d, "number of variables", min=1, max=MAX_COLUMNS)}
 
 
+def _bounds(high: float, shown: str) -> dict[str, Param]:
+    return {"low": Param(0.0, "lower bound (thesis: 0)"), "high": Param(high, f"upper bound (thesis: {shown})")}
+
+
+def _spread(mu: float, sigma: float) -> dict[str, Param]:
+    return {"mu": Param(mu, f"mean (thesis: {mu:g})"),
+            "sigma": Param(sigma, f"standard deviation (thesis: {sigma:g})", min=0.0, above=True)}
+
+
+def _thesis_set(generate, item: int, n: int, params: dict, title: str, notes: str, key_variables: int = 0) -> Generator:
+    """One of the four sets, d = 16 by default: an SI set (``key_variables`` > 0: its rule's m) in the
+    thesis's SI tables, the others in its scalability grids; interval disclosure at P = 1..30 % for all."""
+    tables = "Tables 4.3, 4.4, 5.1, 5.2" if key_variables else "Tables 4.5-4.7, 5.3-5.5"
+    rule = {"key_variables_rule": "fewest_repeats", "n_key_variables": key_variables} if key_variables else {}
+    return Generator(name=generate.__name__, title=title, citation=SOURCE + f" (item {item}; {tables})",
+                     generate=generate, params={**_size_params(n, 16), **params}, notes=notes,
+                     metric_options={**rule, "id_p": list(ID_P_SIMULATED)})
+
+
+_GRID_NOTE = " Defaults n=3000, d=16 (Ch. 4 grid centre)."
 _SI_NOTE = ("Chosen subsetting rule: draw n records directly and round to integers (numpy.rint); no filtering. "
             "Key variables: the {m} columns with the fewest repeated values (rule fewest_repeats, ties to the "
             "earlier column).")
 
 GENERATORS = [
-    Generator(
-        name="uniform",
-        title="Uniform U[low, high] (Fayyoumi thesis item 3, scalability grids)",
-        citation=SOURCE + " (item 3; Tables 4.5-4.7, 5.3-5.5)",
-        generate=uniform,
-        params={**_size_params(3000, 16),
-                "low": Param(0.0, "lower bound (thesis: 0)"),
-                "high": Param(1000.0, "upper bound (thesis: 1000)")},
-        notes="Continuous, like Matlab rand scaled to [low, high]. Defaults n=3000, d=16 (Ch. 4 grid centre).",
-        metric_options={"id_p": list(ID_P_SIMULATED)},
-    ),
-    Generator(
-        name="normal",
-        title="Normal N(mu, sigma^2) (Fayyoumi thesis item 4, scalability grids)",
-        citation=SOURCE + " (item 4; Tables 4.5-4.7, 5.3-5.5)",
-        generate=normal,
-        params={**_size_params(3000, 16),
-                "mu": Param(0.0, "mean (thesis: 0)"),
-                "sigma": Param(0.05, "standard deviation (thesis: 0.05)", min=0.0, above=True)},
-        notes="Continuous, like Matlab mu + sigma*randn. Defaults n=3000, d=16 (Ch. 4 grid centre).",
-        metric_options={"id_p": list(ID_P_SIMULATED)},
-    ),
-    Generator(
-        name="uniform_si",
-        title="Uniform U[0, 40000], integer-valued, 4800 x 16 (thesis SI set, item 5)",
-        citation=SOURCE + " (item 5; Tables 4.3, 4.4, 5.1, 5.2)",
-        generate=uniform_si,
-        params={**_size_params(4800, 16),
-                "low": Param(0.0, "lower bound (thesis: 0)"),
-                "high": Param(40000.0, "upper bound (thesis: 40,000)")},
-        notes=_SI_NOTE.format(m=3),
-        metric_options={"key_variables_rule": "fewest_repeats", "n_key_variables": 3, "id_p": list(ID_P_SIMULATED)},
-    ),
-    Generator(
-        name="normal_si",
-        title="Normal N(500, 150^2), integer-valued, 1560 x 16 (thesis SI set, item 6)",
-        citation=SOURCE + " (item 6; Tables 4.3, 4.4, 5.1, 5.2)",
-        generate=normal_si,
-        params={**_size_params(1560, 16),
-                "mu": Param(500.0, "mean (thesis: 500)"),
-                "sigma": Param(150.0, "standard deviation (thesis: 150)", min=0.0, above=True)},
-        notes=_SI_NOTE.format(m=5) + " Values are not truncated at 0.",
-        metric_options={"key_variables_rule": "fewest_repeats", "n_key_variables": 5, "id_p": list(ID_P_SIMULATED)},
-    ),
+    _thesis_set(uniform, 3, 3000, _bounds(1000.0, "1000"), "Uniform U[low, high] (Fayyoumi thesis item 3, scalability "
+                "grids)", "Continuous, like Matlab rand scaled to [low, high]." + _GRID_NOTE),
+    _thesis_set(normal, 4, 3000, _spread(0.0, 0.05), "Normal N(mu, sigma^2) (Fayyoumi thesis item 4, scalability grids)",
+                "Continuous, like Matlab mu + sigma*randn." + _GRID_NOTE),
+    _thesis_set(uniform_si, 5, 4800, _bounds(40000.0, "40,000"), "Uniform U[0, 40000], integer-valued, 4800 x 16 "
+                "(thesis SI set, item 5)", _SI_NOTE.format(m=3), key_variables=3),
+    _thesis_set(normal_si, 6, 1560, _spread(500.0, 150.0), "Normal N(500, 150^2), integer-valued, 1560 x 16 (thesis SI "
+                "set, item 6)", _SI_NOTE.format(m=5) + " Values are not truncated at 0.", key_variables=5),
 ]

@@ -69,18 +69,10 @@ class Microaggregator(TransformerMixin, BaseEstimator):
 
     def __init__(self, method: str = "mdav", k: int = 3, *, columns=None, seed: int = 0, measure=None, trim=None,
                  weights=None, strata=None, missing=None, fill=None, round_integers: bool = False, params=None):
-        self.method = method
-        self.k = k
-        self.columns = columns
-        self.seed = seed
-        self.measure = measure
-        self.trim = trim
-        self.weights = weights
-        self.strata = strata
-        self.missing = missing
-        self.fill = fill
-        self.round_integers = round_integers
-        self.params = params
+        # scikit-learn's rule: every parameter kept as given, under its own name (get_params reads them)
+        given = dict(locals())
+        del given["self"]
+        vars(self).update(given)
 
     def _aggregation(self) -> dict:
         given = {"measure": self.measure, "trim": self.trim, "weights": self.weights, "strata": self.strata,

@@ -329,6 +329,10 @@ def covariance_memory(n: int, d: int, k: int, params: dict) -> int:
     return linear_bytes(n, d) + 8 * d * d
 
 
+# The growth each shared memory estimate stands for: a plugin that names one need not repeat it.
+GROWTH = {linear_memory: "O(n·d)", tree_memory: "O(n·d)", covariance_memory: "O(n·d + d²)"}
+
+
 @dataclass(frozen=True)
 class Algorithm:
     name: str
@@ -346,10 +350,10 @@ class Algorithm:
     uses_raw: bool = False
     # How the method scales (n records, d columns, k, g = n/k groups), stated here only (no docstring
     # repeats it; `mabench list algorithms --long` and docs/scaling.md show it), e.g. time="O(n²·d/k)".
-    # memory: default O(n·d), the growth of the default estimate (memory_bytes=linear_memory, and
-    # tree_memory); declare it with any other estimate.
+    # memory: default the growth of the shared estimate named in memory_bytes (GROWTH); declare it with
+    # any other estimate.
     time: str = ""
-    memory: str = "O(n·d)"
+    memory: str = ""
     # Estimated peak bytes of one run (the data included); default an O(n·d) run (linear_bytes). A run
     # whose estimate exceeds the machine is refused up front (mabench.memory).
     memory_bytes: Callable[[int, int, int, dict], int] | None = linear_memory
@@ -371,6 +375,10 @@ class Algorithm:
     # raw_input(params) -> True when run() with these parameters decides on the original values instead
     # of the z-scores (e.g. raw_scale for scale=raw). None: always the z-scores.
     raw_input: Callable[[dict], bool] | None = None
+
+    def __post_init__(self):
+        if not self.memory:
+            object.__setattr__(self, "memory", GROWTH.get(self.memory_bytes, "O(n·d)"))
 
     def warm(self, n: int, d: int, k: int, params: dict) -> None:
         """The warm-up of a run on n x d at k: the plugin's ``warm_up``, else :func:`tiny_run`. A data-sized

@@ -48,6 +48,37 @@ def run_plugin(name: str, params: dict, Z, k: int, seed: int = 0) -> np.ndarray:
     return labels
 
 
+def same_partition(a, b) -> bool:
+    """Whether two labelings group the records alike (group numbers aside)."""
+    from mabench import partition
+
+    return partition.canonical_labels(np.asarray(a)).tolist() == partition.canonical_labels(np.asarray(b)).tolist()
+
+
+def reference_tests(cases, ids, tied, *, examples: int, max_k: int, shape: tuple[int, int]):
+    """The two checks of a module whose ``cases`` are (plugin name, parameters, reference(X, k)): the
+    plugin's partition is the plain-NumPy reference's on tie-heavy records (``tied``, hypothesis,
+    ``examples`` draws, k = 1..max_k) and on ``shape`` standard-normal records at k = 2, 3, 5.
+    Returns the two test functions; the module names them ``test_...``."""
+    from hypothesis import given, settings
+
+    @pytest.mark.parametrize("name,params,ref", cases, ids=ids)
+    @settings(max_examples=examples, deadline=None)
+    @given(X=tied, k=st.integers(1, max_k))
+    def on_tied_data(name, params, ref, X, k):
+        if len(X) < k:
+            return
+        assert same_partition(run_plugin(name, params, X, k), ref(X, k))
+
+    @pytest.mark.parametrize("name,params,ref", cases, ids=ids)
+    def on_continuous_data(name, params, ref):
+        X = np.random.default_rng(11).standard_normal(shape)
+        for k in (2, 3, 5):
+            assert same_partition(run_plugin(name, params, X, k), ref(X, k))
+
+    return on_tied_data, on_continuous_data
+
+
 def safety_net(slowest: float) -> float:
     """The timeout of a subprocess or a wait in a test: a net against a hang, never the verdict.
 

@@ -58,7 +58,7 @@ jit_cache.install()
 _launch_threads()
 
 from mabench.kernels.core.buffer import BLOCK, PARALLEL_MIN, UNASSIGNED, centroid, compact, forget, scratch, transposed, work_buffer  # noqa: E402
-from mabench.kernels.core.distances import argmax_alive, argmin_alive, distances_from, farthest_first, load_point, next_unassigned, sq_between, sqdist  # noqa: E402
+from mabench.kernels.core.distances import argmax_alive, argmin_alive, distances_from, farthest_first, farthest_from_mean, load_point, lowest_alive, next_unassigned, rows_mean, sq_between, sqdist, sqdist_rows  # noqa: E402
 from mabench.kernels.core.groups import assign_leftovers, close_tail, group_means, sse, sst  # noqa: E402
 from mabench.kernels.methods.hm import SEQ_CHAIN, SEQ_CREATION, SEQ_ENDS, hm_labels, path_labels, prefix_sums, segment_sse, sequence_of_groups, shortest_path  # noqa: E402
 from mabench.kernels.spatial.mst import farthest_from_centroid, farthest_from_record, npn_order, prim_mst  # noqa: E402
@@ -97,7 +97,7 @@ __all__ = [
     "window_costs",
     "far_partners", "far_refresh", "max_far_slot", "most_distant_pair", "pair_start", "reference_points", "two_reference_labels",
     "density_labels", "knn_spread", "dissolve_reassign",
-    "argmin_alive", "KDTree", "kd_build", "kd_delete", "kd_nearest_to_group", "kd_remaining", "kd_scratch",
+    "argmin_alive", "farthest_from_mean", "lowest_alive", "rows_mean", "sqdist_rows", "KDTree", "kd_build", "kd_delete", "kd_nearest_to_group", "kd_remaining", "kd_scratch",
     "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
     "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",
     "kward_sorted", "kwr_sorted", "split_until_small", "ward_increase", "ward_merge", "ward_merge_diagonal",

@@ -15,6 +15,8 @@ Source: sdcMicro 5.8.1 (sdcTools/sdcMicro cf32510) ``R/dUtility.R``:
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from mabench.kernels.methods.sdcmicro import standardized_sample
@@ -77,17 +79,17 @@ def robeigen(ctx: EvalContext) -> float:
     return robeigen_change(ctx.original, ctx.masked, seed)
 
 
-@metric("il_correl", doc="sdcMicro IL_correl: change of the normalized diagonal of the inverse correlation matrix "
-        "(missing values: pairwise-complete correlations)", opt_in=True)
-def il_correl_metric(ctx: EvalContext) -> float:
+def _complete_or_available(complete, available_case, ctx: EvalContext) -> float:
+    """A measure with a complete-data form ``complete(original, masked)`` and an available-case form
+    ``available_case(ctx)`` for data with missing values."""
     if ctx.observed is not None:
-        return available.il_correl(ctx)
-    return il_correl(ctx.original, ctx.masked)
+        return available_case(ctx)
+    return complete(ctx.original, ctx.masked)
 
 
-@metric("il_variables", doc="sdcMicro IL_variables: mean of (2/π)·atan|x−x'| over all cells (missing values: over "
-        "the observed cells), original units", opt_in=True)
-def il_variables_metric(ctx: EvalContext) -> float:
-    if ctx.observed is not None:
-        return available.il_variables(ctx)
-    return il_variables(ctx.original, ctx.masked)
+metric("il_correl", doc="sdcMicro IL_correl: change of the normalized diagonal of the inverse correlation matrix "
+       "(missing values: pairwise-complete correlations)",
+       opt_in=True)(partial(_complete_or_available, il_correl, available.il_correl))
+metric("il_variables", doc="sdcMicro IL_variables: mean of (2/π)·atan|x−x'| over all cells (missing values: over "
+       "the observed cells), original units",
+       opt_in=True)(partial(_complete_or_available, il_variables, available.il_variables))

@@ -16,12 +16,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from mabench import data, discovery, metrics, partition
+from mabench import data, discovery, metrics
 from mabench.report import published, tables
 from mabench.bench import runner
 from mabench.plugin import format_params
 from mabench.data.standardize import zscore
-from support import run_plugin as _run, tied_records
+from support import reference_tests, run_plugin as _run, same_partition as _same, tied_records
 
 
 # ------------------------------------------------------------------ plain NumPy references
@@ -205,27 +205,11 @@ IDS = [f"{n}[{format_params(p)}]" for n, p, _ in CASES]
 
 
 
-def _same(a, b):
-    return partition.canonical_labels(a).tolist() == partition.canonical_labels(b).tolist()
-
-
 tied = tied_records(max_n=40, max_d=4)
 
 
-@pytest.mark.parametrize("name,params,ref", CASES, ids=IDS)
-@settings(max_examples=30, deadline=None)
-@given(X=tied, k=st.integers(1, 6))
-def test_matches_reference_on_tie_heavy_data(name, params, ref, X, k):
-    if len(X) < k:
-        return
-    assert _same(_run(name, params, X, k), ref(X, k))
-
-
-@pytest.mark.parametrize("name,params,ref", CASES, ids=IDS)
-def test_matches_reference_on_continuous_data(name, params, ref):
-    X = np.random.default_rng(11).standard_normal((143, 5))
-    for k in (2, 3, 5):
-        assert _same(_run(name, params, X, k), ref(X, k))
+test_matches_reference_on_tie_heavy_data, test_matches_reference_on_continuous_data = reference_tests(
+    CASES, IDS, tied, examples=30, max_k=6, shape=(143, 5))
 
 
 def test_same_input_same_partition():

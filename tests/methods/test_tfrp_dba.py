@@ -18,7 +18,7 @@ from oracles import tfrp_dba as ref
 from mabench import kernels as K
 from mabench import discovery, partition
 from mabench.bench.runner import run_cell
-from support import run_plugin as _run, tied_records
+from support import reference_tests, run_plugin as _run, same_partition as _same, tied_records
 
 CONFIGS = [
     ("tfrp1", {}, lambda Z, k: ref.tfrp1(Z, k)),
@@ -42,10 +42,6 @@ IDS = [f"{n}[{','.join(f'{a}={b}' for a, b in p.items())}]" for n, p, _ in CONFI
 
 
 
-def _same(a, b):
-    return partition.canonical_labels(np.asarray(a)).tolist() == partition.canonical_labels(np.asarray(b)).tolist()
-
-
 def _sse(Z, labels):
     return sum(ref._sse(Z[labels == g]) for g in np.unique(labels))
 
@@ -54,20 +50,8 @@ def _sse(Z, labels):
 tied = tied_records(max_n=36, max_d=3, span=2)
 
 
-@pytest.mark.parametrize("name,params,want", CONFIGS, ids=IDS)
-@settings(max_examples=40, deadline=None)
-@given(Z=tied, k=st.integers(1, 5))
-def test_matches_reference_on_tied_data(name, params, want, Z, k):
-    if len(Z) < k:
-        return
-    assert _same(_run(name, params, Z, k), want(Z, k))
-
-
-@pytest.mark.parametrize("name,params,want", CONFIGS, ids=IDS)
-def test_matches_reference_on_continuous_data(name, params, want):
-    Z = np.random.default_rng(11).standard_normal((131, 4))
-    for k in (2, 3, 5):
-        assert _same(_run(name, params, Z, k), want(Z, k))
+test_matches_reference_on_tied_data, test_matches_reference_on_continuous_data = reference_tests(
+    CONFIGS, IDS, tied, examples=40, max_k=5, shape=(131, 4))
 
 
 def test_each_method_differs_from_its_first_stage_somewhere():

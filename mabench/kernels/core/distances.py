@@ -119,6 +119,77 @@ def sq_between(Z, i, j):
 
 
 @njit(cache=True)
+def sqdist_rows(Z, y, out):
+    """out[i] = squared distance of row i of Z to row y, for every row, the differences squared and
+    added in attribute order.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the rows (records, or group centroids); y : int — one of them.
+    out : (n,) float64 — filled.
+
+    Returns
+    -------
+    None
+    """
+    n, d = Z.shape
+    for i in range(n):
+        s = 0.0
+        for j in range(d):
+            t = Z[i, j] - Z[y, j]
+            s += t * t
+        out[i] = s
+
+
+@njit(cache=True)
+def rows_mean(Z, rows, c):
+    """c := the mean of the rows ``rows`` of Z, summed in the order given, then divided by their count.
+
+    Parameters
+    ----------
+    Z : (n, d) float64; rows : (m,) int64 — m >= 1 row ids; c : (d,) float64 — filled.
+
+    Returns
+    -------
+    None
+    """
+    for j in range(Z.shape[1]):
+        c[j] = 0.0
+    for i in rows:
+        for j in range(Z.shape[1]):
+            c[j] += Z[i, j]
+    for j in range(Z.shape[1]):
+        c[j] /= rows.size
+
+
+@njit(cache=True)
+def farthest_from_mean(Z, rows, c):
+    """The row of ``rows`` farthest from their mean (:func:`rows_mean`, left in ``c``); ties go to
+    the first in ``rows``.
+
+    Parameters
+    ----------
+    Z : (n, d) float64; rows : (m,) int64 — m >= 1 row ids; c : (d,) float64 — scratch, left holding the mean.
+
+    Returns
+    -------
+    int — that row's id.
+    """
+    rows_mean(Z, rows, c)
+    best = rows[0]
+    best_v = -1.0
+    for i in rows:
+        s = 0.0
+        for j in range(Z.shape[1]):
+            t = Z[i, j] - c[j]
+            s += t * t
+        if s > best_v:
+            best_v = s
+            best = i
+    return best
+
+
+@njit(cache=True)
 def sqdist_to(Z, x, means, g):
     """Squared distance of record ``x`` to row ``g`` of ``means`` (a group's centroid), the differences
     squared and added in attribute order.
@@ -195,6 +266,28 @@ def argmin_alive(vals, alive, m):
     best_v = 0.0
     for i in range(m):
         if alive[i] and (best < 0 or vals[i] < best_v):
+            best_v = vals[i]
+            best = i
+    return best
+
+
+@njit(cache=True)
+def lowest_alive(vals, alive, m):
+    """Slot of the smallest finite value among alive slots; ties go to the lowest slot. Unlike
+    :func:`argmin_alive`, a slot whose value is ``inf`` (nothing to offer) is never picked.
+
+    Parameters
+    ----------
+    vals, alive, m : a (n,) float64 value per slot, which slots remain, how many slots.
+
+    Returns
+    -------
+    int — that slot, or −1 when no alive slot has a finite value.
+    """
+    best = np.int64(-1)
+    best_v = np.inf
+    for i in range(m):
+        if alive[i] and vals[i] < best_v:
             best_v = vals[i]
             best = i
     return best

@@ -142,3 +142,26 @@ def sst(Z):
     float.
     """
     return sse(Z, np.zeros(Z.shape[0], dtype=np.int64), np.int64(1))
+
+
+@njit(cache=True)
+def follow_links(start, stop, link, out):
+    """The chain of a linked list: out[0], out[1], ... := start, link[start], link[link[start]], ...
+    up to (without) ``stop``.
+
+    Parameters
+    ----------
+    start, stop : int — the first entry and the entry (or end marker) that ends the chain.
+    link : (n,) int64 — each entry's successor; out : (n,) int64 — filled from 0.
+
+    Returns
+    -------
+    int — the chain's length.
+    """
+    m = 0
+    i = start
+    while i != stop:
+        out[m] = i
+        m += 1
+        i = link[i]
+    return m

@@ -20,6 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mabench.kernels.core.distances import sqdist_rows
+
 SCANS = 8  # pick_region: groups picked by scanning before it sorts them all
 RMAX = 16  # largest region the DP accepts: 2^16 masks × d sums in scratch
 
@@ -173,13 +175,9 @@ def pick_region(Z, labels, sizes, means, members, seed_group, rmax, order_g, ord
     -------
     (int, int) — records and groups in the region.
     """
-    c, d = means.shape
+    c = means.shape[0]
+    sqdist_rows(means, seed_group, order_d)
     for g in range(c):
-        s = 0.0
-        for j in range(d):
-            t = means[g, j] - means[seed_group, j]
-            s += t * t
-        order_d[g] = s
         order_g[g] = g
     # Groups in order of (distance, group id), as a stable sort would give them; a region takes a few
     # groups, so they are picked by repeated scans (no sort of all c), and a walk that has not ended after

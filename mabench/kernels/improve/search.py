@@ -21,6 +21,7 @@ import numpy as np
 
 from mabench import kernels as K
 from mabench.kernels.core import groups
+from mabench.plugin import Param
 
 
 @dataclass
@@ -298,6 +299,46 @@ def iterate(st: State, improve, restarts: int, budget: float, perturb: int, neig
                 trace.add(best_sse)
     st.set(best)
     return best, best_sse, done
+
+
+def restart_params(neighbours: str, restarts: str = "", stop: str = "restarts") -> dict[str, Param]:
+    """The parameters :func:`restarts` reads, declared once for the plugins that restart: ``neighbours``'
+    help text, what the restarts follow (``restarts``, e.g. " after ICSM") and what else stops them.
+
+    Parameters
+    ----------
+    neighbours, restarts, stop : str — the plugin's own words in the help texts.
+
+    Returns
+    -------
+    dict[str, Param]
+    """
+    return {"neighbours": Param(8, neighbours, min=1),
+            "restarts": Param(0, f"random-perturbation restarts{restarts}; 0 = none", min=0),
+            "perturb": Param(20, "at most this many records are perturbed per restart", min=1),
+            "budget": Param(0.0, f"optional time budget in seconds (0 = stop by {stop} only)", min=0.0, max=1e7)}
+
+
+def restarts(st: State, improve, params: dict, rng: np.random.Generator, trace: Trace, budget: float,
+             local=None) -> int:
+    """The restart phase of the ``ls``, ``icsm`` and ``lns`` plugins: :func:`iterate` with their
+    parameters ``restarts``, ``perturb`` and ``neighbours``; ``local`` by default a descent over the
+    ``neighbours`` nearest groups seeded with the perturbed records.
+
+    Parameters
+    ----------
+    st, improve, rng, trace, local : as for :func:`iterate`; params : dict — the plugin's resolved parameters.
+    budget : float — the seconds left (0: none).
+
+    Returns
+    -------
+    int — restarts done.
+    """
+    if local is None:
+        def local(s, touched):
+            descent(s, params["neighbours"], start=touched)
+    return iterate(st, improve, params["restarts"], budget, params["perturb"], params["neighbours"], rng, trace,
+                   local)[2]
 
 
 def trace_points(trace: Trace) -> list:

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from mabench.kernels.core.buffer import BLOCK, UNASSIGNED, compact, scratch, transposed, work_buffer
-from mabench.kernels.core.distances import sqdist_serial
+from mabench.kernels.core.distances import lowest_alive, sqdist_serial
 from mabench.kernels.core.groups import assign_leftovers
 from mabench.kernels.core.nearest import group_around
 from mabench.kernels.core.select import keep_smallest
@@ -181,12 +181,7 @@ def _density_labels(Z, k, recompute, L):
             used[i, t] = ni[i, t]
     while left >= k:
         while True:
-            best = np.int64(-1)
-            best_v = np.inf
-            for i in range(n):
-                if alive[i] and spread[i] < best_v:
-                    best_v = spread[i]
-                    best = i
+            best = lowest_alive(spread, alive, n)
             fresh = True
             for t in range(k - 1):
                 if not alive[used[best, t]]:

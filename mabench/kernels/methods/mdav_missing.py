@@ -69,10 +69,16 @@ def _first_seed(Z, seen, alive, c, c_seen, dist, p, p_seen, dist_r):
     _centroid(Z, seen, alive, c, c_seen)
     _distances_to(Z, seen, alive, c, c_seen, dist)
     r = _farthest(dist, alive)
+    _distances_to_record(Z, seen, alive, r, p, p_seen, dist_r)
+    return r
+
+
+@njit(cache=True, nogil=True)
+def _distances_to_record(Z, seen, alive, r, p, p_seen, out):
+    """Every alive record's distance to record r into ``out`` (p, p_seen: scratch for r's values)."""
     for j in range(Z.shape[1]):
         p[j], p_seen[j] = Z[r, j], seen[r, j]
-    _distances_to(Z, seen, alive, p, p_seen, dist_r)
-    return r
+    _distances_to(Z, seen, alive, p, p_seen, out)
 
 
 @njit(cache=True, nogil=True)
@@ -197,9 +203,7 @@ def mdav_missing_labels(Z, seen, k, tail):
         g += 1
         if not alive[s]:
             s = _farthest(dist_r, alive)
-        for j in range(d):
-            p[j], p_seen[j] = Z[s, j], seen[s, j]
-        _distances_to(Z, seen, alive, p, p_seen, dist)
+        _distances_to_record(Z, seen, alive, s, p, p_seen, dist)
         left -= _take(dist, alive, s, k, labels, g, top_d, top_i)
         g += 1
     if left >= (2 * k if tail == TAIL_3K else k) and tail != TAIL_2K:
@@ -236,9 +240,7 @@ def cbfs_missing_labels(Z, seen, k, tail_group, fixed_centroid):
             _centroid(Z, seen, alive, c, c_seen)
         _distances_to(Z, seen, alive, c, c_seen, dist)
         r = _farthest(dist, alive)
-        for j in range(d):
-            p[j], p_seen[j] = Z[r, j], seen[r, j]
-        _distances_to(Z, seen, alive, p, p_seen, dist_r)
+        _distances_to_record(Z, seen, alive, r, p, p_seen, dist_r)
         left -= _take(dist_r, alive, r, k, labels, g, top_d, top_i)
         g += 1
     _close(Z, seen, alive, labels, g, left, k)

@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from mabench.kernels.core.distances import sqdist_to
+from mabench.kernels.core.groups import follow_links
 from mabench.kernels.methods.mdav import TAIL_MDAV1, mdav_labels
 
 NIL = -1
@@ -152,12 +153,7 @@ def dissolve_reassign(Z, labels, k, cap, reverse, resplit):
         g = G - 1 - step if reverse else step
         if not live[g] or n_live < 2:
             continue
-        m = 0
-        i = head[g]
-        while i != NIL:
-            members[m] = i
-            m += 1
-            i = nxt[i]
+        m = follow_links(head[g], NIL, nxt, members)
         n_touched = 0
         ok = True
         for t in range(m):

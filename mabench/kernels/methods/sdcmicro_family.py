@@ -19,11 +19,27 @@ RANDOMIZED_CLUSTERING = ({"clustermethod": "kmeans"},)
 CLUSTER_NOTE = "Clustering as in influence (original values; clara/pam/kmeans; clusters numbered by first record). "
 
 
-def _citation(source: str) -> str:
-    return f"{S.SDC_DOC} ({source}); {S.SEED_PROJECTION}; {S.CITE_DOC}"
+def citation(source: str, seed: str = S.SEED_UNIVARIATE) -> str:
+    """A plugin's citation: sdcMicro's function ``source``, the seed section the method stands in, our docs.
+
+    Parameters
+    ----------
+    source : str — sdcMicro's function(s), e.g. ``"micro_simple"``.
+    seed : str — the seed file and section.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> citation("micro_simple").split("; ")[1]
+    '001_26cfb99743cbb1f3.txt §2.6.3.1 (single axis, individual ranking)'
+    """
+    return f"{S.SDC_DOC} ({source}); {seed}; {S.CITE_DOC}"
 
 
-def projection(name: str, scores, *, time: str, title: str, notes: str, deterministic: bool, memory: str = "O(n·d)",
+def projection(name: str, scores, *, time: str, title: str, notes: str, deterministic: bool, memory: str = "",
                memory_bytes=linear_memory, source: str = "") -> Algorithm:
     """sdcMicro's ``microaggregation(method = name)``: records sorted by ``scores`` (equal scores keep
     record order), cut into consecutive groups of k.
@@ -45,7 +61,7 @@ def projection(name: str, scores, *, time: str, title: str, notes: str, determin
         return S.chunk_labels(S.stable_order(scores(S.values(Z, raw), rng)), k)
 
     return Algorithm(name=name, time=time, memory=memory, memory_bytes=memory_bytes, title=title,
-                     citation=_citation(source or f"micro_{name}"), run=run, deterministic=deterministic,
+                     citation=citation(source or f"micro_{name}", S.SEED_PROJECTION), run=run, deterministic=deterministic,
                      uses_raw=True, notes=notes)
 
 
@@ -72,7 +88,7 @@ def clusterwise(name: str, scores, *, time: str, title: str, notes: str) -> Algo
         name=name, time=f"O(n·d·nc) for CLARA or k-means (PAM: O(n²·d)), then {time}",
         memory="O(n·d) (clustermethod=pam: O(n²), the dissimilarity matrix)",
         memory_bytes=lambda n, d, k, p: linear_bytes(n, d) + (8 * n * n if p.get("clustermethod") == "pam" else 0),
-        title=title, citation=_citation(f"micro_{name}"), run=run, params={"nc": S.NC, "clustermethod": S.CLUSTER},
+        title=title, citation=citation(f"micro_{name}", S.SEED_PROJECTION), run=run, params={"nc": S.NC, "clustermethod": S.CLUSTER},
         deterministic=False, uses_raw=True, notes=CLUSTER_NOTE + notes, test_params=RANDOMIZED_CLUSTERING)
 
 

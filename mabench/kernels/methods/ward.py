@@ -29,6 +29,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mabench.kernels.core.distances import lowest_alive
+from mabench.kernels.core.groups import follow_links
+
 
 @njit(cache=True)
 def ward_increase(S, sizes, i, j):
@@ -133,12 +136,7 @@ def ward_merge(S0, sizes0, k):
     for i in range(m):
         _row_best(S, sizes, alive, k, i, m, best_v, best_j)
     while small > 0:
-        i = np.int64(-1)
-        bv = np.inf
-        for r in range(m):
-            if alive[r] and best_v[r] < bv:
-                bv = best_v[r]
-                i = r
+        i = lowest_alive(best_v, alive, m)
         if i < 0:
             break
         j = best_j[i]
@@ -262,12 +260,7 @@ def ward_merge_diagonal(S0, sizes0, k):
             break
         j = cand_j[i]
         # big groups jumped over (their first small group to the right was j), right to left
-        nt = 0
-        p = prv[j]
-        while p != i:
-            todo[nt] = p
-            nt += 1
-            p = prv[p]
+        nt = follow_links(prv[j], i, prv, todo)
         small = _merge_pair(S, sizes, alive, parent, i, j, k, small)
         nxt[prv[j]] = nxt[j]  # unlink j (the merged group keeps slot i)
         if nxt[j] != -1:

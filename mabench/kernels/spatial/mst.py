@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mabench.kernels.core.distances import sqdist_serial
+from mabench.kernels.core.distances import farthest_from_mean, sqdist_serial
 
 PRIM = 0
 NPN = 1
@@ -143,23 +143,7 @@ def farthest_from_centroid(Z):
     int — that record's index.
     """
     n, d = Z.shape
-    c = np.zeros(d)
-    for i in range(n):
-        for j in range(d):
-            c[j] += Z[i, j]
-    for j in range(d):
-        c[j] /= n
-    best = 0
-    best_v = -1.0
-    for i in range(n):
-        s = 0.0
-        for j in range(d):
-            t = Z[i, j] - c[j]
-            s += t * t
-        if s > best_v:
-            best_v = s
-            best = i
-    return best
+    return farthest_from_mean(Z, np.arange(n), np.empty(d))
 
 
 @njit(cache=True)
