@@ -69,24 +69,29 @@ def discretize(X: np.ndarray, width: float) -> np.ndarray:
 
 
 def _joint(a: np.ndarray, b: np.ndarray):
-    """Joint and marginal relative frequencies over the observed categories."""
-    _, ai = np.unique(a, return_inverse=True)
-    _, bi = np.unique(b, return_inverse=True)
-    table = np.zeros((ai.max() + 1, bi.max() + 1))
-    np.add.at(table, (ai, bi), 1.0)
+    """Joint and marginal relative frequencies over the observed categories (a, b: category
+    indices 0..max as :func:`category_index` gives them)."""
+    na, nb = int(a.max()) + 1, int(b.max()) + 1
+    table = np.bincount(a * nb + b, minlength=na * nb).reshape(na, nb).astype(np.float64)
     p = table / a.size
     return p, p.sum(axis=1), p.sum(axis=0)
 
 
+def category_index(codes: np.ndarray) -> np.ndarray:
+    """Each column's bin codes as indices of its observed categories (0 = the smallest code)."""
+    return np.stack([np.unique(col, return_inverse=True)[1].ravel() for col in codes.T], axis=1)
+
+
 def emim(a, b) -> float:
-    """Expected mutual information Σ P(a,b) log(P(a,b) / (P(a) P(b))) (natural log, 0 log 0 = 0)."""
+    """Expected mutual information Σ P(a,b) log(P(a,b) / (P(a) P(b))) (natural log, 0 log 0 = 0); a, b:
+    category indices (:func:`category_index`)."""
     p, pa, pb = _joint(a, b)
     i, j = np.nonzero(p)
     return float((p[i, j] * np.log(p[i, j] / (pa[i] * pb[j]))).sum())
 
 
 def chi2(a, b) -> float:
-    """Σ over observed categories of (P(a,b) − P(a)P(b))² / (P(a)P(b))."""
+    """Σ over observed categories of (P(a,b) − P(a)P(b))² / (P(a)P(b)); a, b: category indices."""
     p, pa, pb = _joint(a, b)
     e = np.outer(pa, pb)
     return float(((p - e) ** 2 / e).sum())
@@ -101,7 +106,7 @@ def weight_matrix(X: np.ndarray, weights: str, width: float) -> np.ndarray:
             W = -0.5 * np.log(1.0 - np.minimum(rho**2, 1.0))
         np.fill_diagonal(W, 0.0)
         return W
-    codes = discretize(X, width)
+    codes = category_index(discretize(X, width))
     f = emim if weights == "emim" else chi2
     for i in range(d):
         for j in range(i + 1, d):
@@ -154,12 +159,18 @@ def mat_labels(Z: np.ndarray, cols, k: int, mat: str, index: str = "auto") -> np
     Zs = np.ascontiguousarray(Z[:, sorted(cols)])  # column order must not matter
     if mat == "mdav":
         return K.mdav_partition(Zs, k, K.TAIL_3K, index)
-    return K.cbfs_labels(Zs, k, True, mat == "cbfs_fixed", index)
+    if mat == "cbfs_fixed":
+        return K.cbfs_fixed_labels(Zs, k, index)
+    return K.cbfs_labels(Zs, k, True, False, index)
 
 
-def il_all(Z: np.ndarray, labels: np.ndarray) -> float:
-    """100·SSE/SST over every (standardized) column."""
-    sst = float(((Z - Z.mean(axis=0)) ** 2).sum())
+def total_ss(Z: np.ndarray) -> float:
+    """SST of every (standardized) column: the denominator of :func:`il_all`, once per run."""
+    return float(((Z - Z.mean(axis=0)) ** 2).sum())
+
+
+def il_all(Z: np.ndarray, labels: np.ndarray, sst: float) -> float:
+    """100·SSE/SST over every (standardized) column (``sst``: :func:`total_ss` of Z)."""
     return 100.0 * K.sse(Z, labels, int(labels.max()) + 1) / sst
 
 
@@ -188,12 +199,13 @@ def run(Z, k, params, rng, raw=None):
         return labels, {"chosen": _names(cols)}
     if not 1 <= c <= d:
         raise UserError(f"emad: c={c} variables cannot be selected from {d} columns; choose 1 <= c <= {d}")
+    sst = total_ss(Z)
     if mode == "exhaustive":
         best = worst = None
         ils = []
         for cols in itertools.combinations(range(d), c):
             labels = mat_labels(Z, cols, k, params["mat"], params["index"])
-            v = il_all(Z, labels)
+            v = il_all(Z, labels, sst)
             ils.append(v)
             if best is None or v < best[0]:
                 best = (v, cols, labels)
@@ -212,7 +224,7 @@ def run(Z, k, params, rng, raw=None):
     results = []
     for cols in subsets:
         labels = mat_labels(Z, cols, k, params["mat"], params["index"])
-        results.append((il_all(Z, labels), cols, labels))
+        results.append((il_all(Z, labels, sst), cols, labels))
     chosen = min(results, key=lambda t: t[0]) if params["pick"] == "min" else results[0]
     info = {"tree": ";".join(f"{i + 1}-{j + 1}" for i, j in sorted(tree)),
             "ranking": ",".join(f"{v + 1}:{deg}" for v, deg in ranking),

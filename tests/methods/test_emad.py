@@ -14,6 +14,7 @@ from mabench import data, discovery, partition
 from mabench.errors import UserError
 from mabench.bench.runner import run_cell
 from mabench.data.standardize import zscore
+from support import tied_records
 
 
 # ------------------------------------------------------------------ reference (plain Python/NumPy)
@@ -178,3 +179,38 @@ def test_table_6_4_extreme_subsets_on_tarragona():
     rec = run_cell("emad", "tarragona", 3, params={"mode": "exhaustive", "c": "3"}).record
     assert (rec["info"]["argmin"], rec["info"]["argmax"]) == ("2+3+10", "5+6+11")  # as printed
     assert abs(rec["info"]["il_min"] - 20.7141) < 0.05 and abs(rec["info"]["il_max"] - 34.1569) < 0.05
+
+
+def _joint_before(a, b):
+    """The plugin's joint table before issue 39: np.unique per pair, then np.add.at of 1.0 per record."""
+    _, ai = np.unique(a, return_inverse=True)
+    _, bi = np.unique(b, return_inverse=True)
+    table = np.zeros((ai.max() + 1, bi.max() + 1))
+    np.add.at(table, (ai, bi), 1.0)
+    p = table / a.size
+    return p, p.sum(axis=1), p.sum(axis=0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(X=tied_records(max_n=80, max_d=5, span=3, min_n=2), width=st.sampled_from([0.0, 0.5, 2.0]))
+def test_weights_are_the_previous_tables_bit_for_bit(X, width):
+    """Category indices once per column and one bincount per pair give the per-pair np.unique /
+    np.add.at tables' numbers exactly, so the same tree and the same possibilities."""
+    emad = _module()
+    codes = emad.discretize(X, width)
+    idx = emad.category_index(codes)
+    for i in range(X.shape[1]):
+        for j in range(i + 1, X.shape[1]):
+            for got, want in zip(emad._joint(idx[:, i], idx[:, j]), _joint_before(codes[:, i], codes[:, j])):
+                assert np.array_equal(got, want)
+
+
+def test_auto_index_gives_the_scan_kernels_runs_in_every_mode():
+    """The grid path (index=auto, 1-4 selected columns) against the pass kernel (index=scan)."""
+    rng = np.random.default_rng(5)
+    X = np.round(rng.standard_normal((400, 6)) @ rng.standard_normal((6, 6)), 1)  # ties after z-scoring
+    for params in ({"mode": "exhaustive", "c": 2}, {"mode": "exhaustive", "c": 4}, {"c": 3},
+                   {"mode": "given", "subset": "1+3+6"}):
+        auto, info_auto = _emad(X, **params)
+        scan, info_scan = _emad(X, index="scan", **params)
+        assert np.array_equal(auto, scan) and info_auto == info_scan, params
