@@ -425,7 +425,7 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
 @in_api_terms
 def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, seed: int = 0, *,
              measure: str | None = None, trim: float | None = None, weights: str | None = None, strata=None,
-             **options) -> dict[str, float]:
+             missing: str | None = None, fill: bool | None = None, **options) -> dict[str, float]:
     """Metrics of a given partition of ``data`` (what ``mabench evaluate`` prints).
 
     Parameters
@@ -446,6 +446,10 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
         How the partition was published, as in :func:`microaggregate`: the metrics score each group's
         median, trimmed mean or weighted mean (the numbers ``Result.metrics()`` gives for the run), the
         weights and strata columns are not variables, and every group must lie in one stratum.
+    missing, fill
+        As in :func:`microaggregate`: ``missing="available"`` scores data with missing values on
+        available cases (each group's mean of its observed values; the metrics of
+        docs/metrics.md#missing-values), the numbers ``Result.metrics()`` gives for such a run.
     **options
         Metric options (``id_p``, ``key_variables``, ...; docs/metrics.md).
 
@@ -465,7 +469,7 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
     from mabench.bench.runner import evaluate_labels
     from mabench.metrics import parse_names
 
-    given = {"measure": measure, "trim": trim, "weights": weights, "strata": strata}
+    given = {"measure": measure, "trim": trim, "weights": weights, "strata": strata, "missing": missing, "fill": fill}
     given = {name: value for name, value in given.items() if value is not None}
     frame, picked, ds, _, resolved, extra, *_ = _prepare(data, 1 if k is None else k, "mdav", columns, seed, given)
     raw = np.asarray(labels)
@@ -477,6 +481,9 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
         raw = raw.astype(np.int64)
     if raw.dtype.kind not in "iu" or (raw.size and raw.min() < 0):
         raise UserError("labels must be non-negative integers (one group number per row)")
+    if raw.ndim == 2 and missing == "available":
+        raise UserError("evaluate with missing=available takes one group per row; a per-variable partition "
+                        "(onedims) on data with missing values is scored by its run (Result.metrics())")
     if raw.ndim == 2:  # per-variable: column j the groups of aggregated column j
         lab = np.column_stack([partition.canonical_labels(raw[:, j]) for j in range(d)])
         sizes = np.concatenate([np.bincount(lab[:, j]) for j in range(d)])

@@ -473,13 +473,53 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     seed = check_seed(seed)
     agg = aggregation_of(aggregation)
     strata = [c for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
-    ds = data.load(dataset, seed, aside=tuple(strata))
+    ds = data.load(dataset, seed, aside=tuple(strata), missing=agg["missing"] == "available")
     n = ds.values.shape[0]
     labels = partition.read_labels(partition_path, n, k)
     record = evaluate_labels(ds, labels, metrics, metric_options, aggregation=agg, extra=ds.aside or None, kept=kept)
     if generated:  # the draw the partition was scored on
         record = {**{key: record[key] for key in ("dataset", "dataset_params")}, "seed": int(seed), **record}
     return record
+
+
+def _available_cases(ds, labels: np.ndarray, layout, agg: dict) -> np.ndarray:
+    """missing=available on data with NaN: the observed cells, after the checks a run makes (the group
+    values are means of the observed values, so no other measure)."""
+    if layout.measure != "mean":
+        raise UserError(f"measure={layout.measure} cannot take missing values; missing=available publishes each "
+                        "group's (weighted) mean of the observed values, so drop measure")
+    if labels.ndim == 2:
+        raise UserError("evaluate with missing=available takes one group per row; a per-variable partition "
+                        "(onedims) on data with missing values is scored by its run (Result.metrics())")
+    layout.fill = bool(agg["fill"])
+    return ~np.isnan(ds.values)
+
+
+def _evaluate_available(ds, labels: np.ndarray, metrics, metric_options: dict | None, layout, observed: np.ndarray,
+                        kept: dict | None) -> dict:
+    """:func:`evaluate_labels` on data with missing values: the numbers ``Result.metrics()`` gives for a
+    run with missing=available (group means of the observed values; the metrics defined on available
+    cases, docs/metrics.md#missing-values)."""
+    from mabench.metrics import AVAILABLE_CASES
+
+    raw = np.ascontiguousarray(ds.values, dtype=np.float64)
+    sizes = np.bincount(labels)
+    if layout.weights is not None and (np.bincount(labels, weights=layout.weights, minlength=sizes.size) <= 0).any():
+        raise UserError("a group has only zero sampling weights; its weighted mean is undefined "
+                        "(give positive weights, or drop the weights)")
+    published = missing.group_values(raw, labels, sizes.size, layout.weights)
+    options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
+    ctx = EvalContext(ds.values, missing.zscore_observed(raw), labels, ds.columns, ds.name, options,
+                      published=published)
+    ctx.observed = observed
+    ctx.__dict__["masked"] = missing.masked_values(ds.values, ctx.labels, published, layout.fill)
+    if kept is not None:
+        kept["context"] = ctx
+    if metrics is None:
+        metrics = [name for name in applicable(options) if name in AVAILABLE_CASES]
+    return {"dataset": ds.name, "dataset_params": format_params(ds.params), "n": int(raw.shape[0]),
+            "n_groups": int(sizes.size), "min_group": int(sizes.min()), "max_group": int(sizes.max()),
+            **evaluate(ctx, metrics)}
 
 
 def aggregation_of(given: dict | None) -> dict:
@@ -499,11 +539,12 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
     every metric that applies to it. ``aggregation`` (:func:`aggregation_of`): score the values the
     partition publishes with that measure and those weights, the strata and weight columns set aside
     (``extra``: the non-variable columns they may name), every group checked to lie in one stratum."""
+    observed = None
     if aggregation is not None:
         agg = aggregation_of(aggregation)
-        if agg["missing"] != "refuse":
-            raise UserError("evaluate scores complete data only; missing=available is for runs")
         ds, layout = layout_for(ds, agg, extra)
+        if agg["missing"] == "available" and np.isnan(ds.values).any():
+            observed = _available_cases(ds, labels, layout, agg)
         if layout.strata is not None:
             flat = labels if labels.ndim == 1 else labels.reshape(labels.shape[0], -1)
             for j in range(1 if flat.ndim == 1 else flat.shape[1]):
@@ -513,6 +554,8 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
                     g = int(spread[0][np.flatnonzero(np.diff(spread[0]) == 0)[0]])
                     raise UserError(f"group {g} spans several strata; a partition made with these strata "
                                     "keeps each group within one (check the strata columns)")
+        if observed is not None:
+            return _evaluate_available(ds, labels, metrics, metric_options, layout, observed, kept)
         if not layout.plain_means:
             raw = np.ascontiguousarray(ds.values, dtype=np.float64)
             if labels.ndim == 2:

@@ -167,6 +167,9 @@ def _evaluate_arguments(s) -> None:
     s.add_argument("--trim", help="with --measure trim: the share trimmed at each end")
     s.add_argument("--weights", metavar="COL", help="column of sampling weights the partition was published with")
     s.add_argument("--strata", metavar="COL,...", help="columns of the strata the partition was made within")
+    s.add_argument("--missing", choices=["refuse", "available"], help="missing values (NaN) in the variables: "
+                   "refuse (default) or available (each group's mean of its observed values, the metrics "
+                   "defined on available cases: docs/metrics.md#missing-values), as in `run`")
     s.add_argument("--risk-out", metavar="FILE", help="write each record's disclosure risk (sdcMicro's dRiskRMD) "
                    "as CSV, as `run --risk-out` does")
     s.add_argument("--rl-pairs-out", metavar="FILE", help="write recordLinkage's pair table as CSV, as "
@@ -183,7 +186,7 @@ def cmd_evaluate(args) -> None:
     from mabench.bench.runner import evaluate_partition
 
     metrics = parse_names(args.metrics) if args.metrics is not None else None
-    aggregation = {"measure": args.measure, "trim": args.trim, "sampling_weights": args.weights,
+    aggregation = {"measure": args.measure, "trim": args.trim, "sampling_weights": args.weights, "missing": args.missing,
                    "strata": None if args.strata is None else "+".join(c.strip() for c in args.strata.split(",")
                                                                      if c.strip())}
     kept: dict = {}

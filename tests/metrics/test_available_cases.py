@@ -119,3 +119,44 @@ def test_dld_and_id_are_the_oracle_on_random_partitions(n, d, k, seed, coarse):
     xm = ctx.masked
     assert got["dld"] == oracle.dld(x, xm)
     assert got["id"] == oracle.interval_disclosure(x, xm, [5, 20, 50])
+
+
+EVALUATED = ["il", "dld", "id", "eigen", "il_correl", "il_variables", "robeigen"]  # rl_rate: _frame has a record with nothing observed
+
+
+@pytest.mark.parametrize("extra", [{}, {"fill": True}, {"weights": "w"}])
+def test_evaluate_scores_a_partition_as_its_run_did(extra):
+    """mabench.evaluate(..., missing="available") gives the numbers Result.metrics() gives for the run."""
+    frame = _frame().assign(w=np.random.default_rng(5).uniform(0.5, 2.0, 45))
+    columns = [c for c in frame.columns if c != "w"]
+    run = mabench.microaggregate(frame, k=3, columns=columns, missing="available", **extra)
+    scored = mabench.evaluate(frame, run.labels, k=3, columns=columns, missing="available", metrics=EVALUATED, **extra)
+    assert scored == run.metrics(EVALUATED)
+    assert mabench.evaluate(frame, run.labels, k=3, columns=columns, missing="available", **extra) == run.metrics()
+    with pytest.raises(UserError, match="is missing"):  # without missing=available: refused, as before
+        mabench.evaluate(frame, run.labels, k=3, columns=columns)
+
+
+def test_evaluate_refuses_per_variable_labels_with_missing_values_in_one_line():
+    frame = _frame()
+    run = mabench.microaggregate(frame, k=3, method="onedims", missing="available")
+    with pytest.raises(UserError, match=r"^evaluate with missing=available takes one group per row"):
+        mabench.evaluate(frame, run.labels, k=3, missing="available")
+
+
+def test_cli_evaluate_gives_the_runs_numbers(tmp_path):
+    from support import run_cli
+
+    path = tmp_path / "s.csv"
+    _frame().assign(id=[f"r{i}" for i in range(45)]).to_csv(path, index=False)
+    cols = ",".join(c for c in _frame().columns)
+    ran = run_cli("run", "mdav", str(path), "-k", "3", "--columns", cols, "--missing", "available",
+                  "--metrics", "il,dld,id", "--out", str(tmp_path / "p.csv"))
+    assert ran.returncode == 0, ran.stderr
+    scored = run_cli("evaluate", str(path), str(tmp_path / "p.csv"), "-k", "3", "--columns", cols,
+                     "--missing", "available", "--metrics", "il,dld,id")
+    assert scored.returncode == 0, scored.stderr
+    import json
+
+    run_record, record = json.loads(ran.stdout.splitlines()[-1]), json.loads(scored.stdout)
+    assert {m: record[m] for m in ("il", "dld", "id")} == {m: run_record[m] for m in ("il", "dld", "id")}
