@@ -495,33 +495,6 @@ def _available_cases(ds, labels: np.ndarray, layout, agg: dict) -> np.ndarray:
     return ~np.isnan(ds.values)
 
 
-def _evaluate_available(ds, labels: np.ndarray, metrics, metric_options: dict | None, layout, observed: np.ndarray,
-                        kept: dict | None) -> dict:
-    """:func:`evaluate_labels` on data with missing values: the numbers ``Result.metrics()`` gives for a
-    run with missing=available (group means of the observed values; the metrics defined on available
-    cases, docs/metrics.md#missing-values)."""
-    from mabench.metrics import AVAILABLE_CASES
-
-    raw = np.ascontiguousarray(ds.values, dtype=np.float64)
-    sizes = np.bincount(labels)
-    if layout.weights is not None and (np.bincount(labels, weights=layout.weights, minlength=sizes.size) <= 0).any():
-        raise UserError("a group has only zero sampling weights; its weighted mean is undefined "
-                        "(give positive weights, or drop the weights)")
-    published = missing.group_values(raw, labels, sizes.size, layout.weights)
-    options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
-    ctx = EvalContext(ds.values, missing.zscore_observed(raw), labels, ds.columns, ds.name, options,
-                      published=published)
-    ctx.observed = observed
-    ctx.__dict__["masked"] = missing.masked_values(ds.values, ctx.labels, published, layout.fill)
-    if kept is not None:
-        kept["context"] = ctx
-    if metrics is None:
-        metrics = [name for name in applicable(options) if name in AVAILABLE_CASES]
-    return {"dataset": ds.name, "dataset_params": format_params(ds.params), "n": int(raw.shape[0]),
-            "n_groups": int(sizes.size), "min_group": int(sizes.min()), "max_group": int(sizes.max()),
-            **evaluate(ctx, metrics)}
-
-
 def aggregation_of(given: dict | None) -> dict:
     """The aggregation parameters (measure, trim, sampling_weights, strata), checked, defaults filled in."""
     given = dict(given or {})
@@ -554,20 +527,20 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
                     g = int(spread[0][np.flatnonzero(np.diff(spread[0]) == 0)[0]])
                     raise UserError(f"group {g} spans several strata; a partition made with these strata "
                                     "keeps each group within one (check the strata columns)")
-        if observed is not None:
-            return _evaluate_available(ds, labels, metrics, metric_options, layout, observed, kept)
-        if not layout.plain_means:
+        if observed is not None or not layout.plain_means:
             raw = np.ascontiguousarray(ds.values, dtype=np.float64)
-            if labels.ndim == 2:
+            if labels.ndim == 2:  # (complete data: _available_cases refuses per-variable labels)
                 return evaluate_labels(ds, labels, metrics, metric_options, _per_variable_values(raw, labels, layout),
                                        kept=kept)
             g = int(labels.max()) + 1
             if layout.weights is not None and (np.bincount(labels, weights=layout.weights, minlength=g) <= 0).any():
                 raise UserError("a group has only zero sampling weights; its weighted value is undefined "
                                 "(give positive weights, or drop the weights)")
-            published = aggregate(raw, labels, g, layout.measure, layout.trim, layout.weights)
+            published = missing.group_values(raw, labels, g, layout.weights) if observed is not None \
+                else aggregate(raw, labels, g, layout.measure, layout.trim, layout.weights)
     n = ds.values.shape[0]
-    z = zscore(ds.values, ds.columns)
+    # missing=available: z-scores over the observed values and the metrics on available cases, as a run's
+    z = zscore(ds.values, ds.columns) if observed is None else missing.zscore_observed(ds.values)
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     per_variable = labels.ndim == 2
     if per_variable:
@@ -577,10 +550,17 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
         ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options, published=published)
     else:
         ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, published=published)
+    if observed is not None:
+        ctx.observed = observed
+        ctx.__dict__["masked"] = missing.masked_values(ds.values, ctx.labels, published, layout.fill)
     if kept is not None:
         kept["context"] = ctx
     if metrics is None:
         metrics = applicable(options)
+        if observed is not None:
+            from mabench.metrics import AVAILABLE_CASES
+
+            metrics = [name for name in metrics if name in AVAILABLE_CASES]
     sizes = np.concatenate([np.bincount(labels[:, j]) for j in range(labels.shape[1])]) if per_variable \
         else np.bincount(labels)
     extra = {"per_variable": True} if per_variable else {}
