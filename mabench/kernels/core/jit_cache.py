@@ -13,7 +13,6 @@ its own and is compiled there, never loaded from the other's; Numba's own conten
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from numba.core import caching, config
@@ -33,8 +32,7 @@ class ModuleCacheLocator(caching.UserProvidedCacheLocator):
         # one folder per content of the file: two versions of a plugin (the engine hash does not cover
         # plugins) never share an index, so one cannot read the other's compiled code between its
         # index and its data file when both run at once
-        with open(py_file, "rb") as source:
-            version = hashlib.sha256(source.read()).hexdigest()[:16]
+        version = self.get_source_stamp().hex()[:16]  # Numba's SHA-256 of the file, memoized per file
         self._cache_path = os.path.join(config.CACHE_DIR, package, version)
 
     @classmethod
