@@ -346,12 +346,8 @@ def kd_nearest_to_group(T, members, s, KS):
             s0 = start[v]
             m = end[v] - s0
             _leaf_distances(PT, s0, m, d, c32, dist)
-            if thr < np.inf:
-                wins = 0
-                for t in range(m):
-                    wins += dist[t] <= thr
-                if wins == 0:
-                    continue
+            if thr < np.inf and not _any_within(dist, m, thr):
+                continue
             for t in range(m):
                 i = s0 + t
                 if not alive[i] or dist[t] > thr:
@@ -461,6 +457,15 @@ def single_margin(norm, pn, d):
 
 
 @njit(cache=True, inline="always")
+def _any_within(dist, m, thr):
+    # counted without a branch (vector instructions) rather than stopping at the first: the leaf is small
+    wins = 0
+    for t in range(m):
+        wins += dist[t] <= thr
+    return wins > 0
+
+
+@njit(cache=True, inline="always")
 def _leaf_distances(PT, s0, m, d, p32, dist):
     """Single-precision squared distances from p32 to the m records of the leaf starting at position
     s0, into dist[:m] (a grouped record's is NaN), each added in attribute order from 0.0.
@@ -536,12 +541,8 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
             s0 = start[v]
             m = end[v] - s0
             _leaf_distances(PT, s0, m, d, p32, dist)
-            if cnt == want:
-                wins = 0
-                for t in range(m):
-                    wins += dist[t] <= thr
-                if wins == 0:
-                    continue
+            if cnt == want and not _any_within(dist, m, thr):
+                continue
             for t in range(m):
                 i = s0 + t
                 if not alive[i] or i == skip or dist[t] > thr:
