@@ -466,7 +466,7 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
     3.1873
     """
     from mabench import partition
-    from mabench.bench.runner import evaluate_labels
+    from mabench.bench.runner import PER_VARIABLE_ON_MISSING, evaluate_labels
     from mabench.metrics import parse_names
 
     given = {"measure": measure, "trim": trim, "weights": weights, "strata": strata, "missing": missing, "fill": fill}
@@ -481,9 +481,8 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
         raw = raw.astype(np.int64)
     if raw.dtype.kind not in "iu" or (raw.size and raw.min() < 0):
         raise UserError("labels must be non-negative integers (one group number per row)")
-    if raw.ndim == 2 and missing == "available":
-        raise UserError("evaluate with missing=available takes one group per row; a per-variable partition "
-                        "(onedims) on data with missing values is scored by its run (Result.metrics())")
+    if raw.ndim == 2 and missing == "available":  # before the group sizes, which count unobserved cells
+        raise UserError(PER_VARIABLE_ON_MISSING)
     if raw.ndim == 2:  # per-variable: column j the groups of aggregated column j
         lab = np.column_stack([partition.canonical_labels(raw[:, j]) for j in range(d)])
         sizes = np.concatenate([np.bincount(lab[:, j]) for j in range(d)])

@@ -482,6 +482,10 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     return record
 
 
+PER_VARIABLE_ON_MISSING = ("evaluate with missing=available takes one group per row; a per-variable partition "
+                           "(onedims) on data with missing values is scored by its run (Result.metrics())")
+
+
 def _available_cases(ds, labels: np.ndarray, layout, agg: dict) -> np.ndarray:
     """missing=available on data with NaN: the observed cells, after the checks a run makes (the group
     values are means of the observed values, so no other measure)."""
@@ -489,8 +493,7 @@ def _available_cases(ds, labels: np.ndarray, layout, agg: dict) -> np.ndarray:
         raise UserError(f"measure={layout.measure} cannot take missing values; missing=available publishes each "
                         "group's (weighted) mean of the observed values, so drop measure")
     if labels.ndim == 2:
-        raise UserError("evaluate with missing=available takes one group per row; a per-variable partition "
-                        "(onedims) on data with missing values is scored by its run (Result.metrics())")
+        raise UserError(PER_VARIABLE_ON_MISSING)
     layout.fill = bool(agg["fill"])
     return ~np.isnan(ds.values)
 
