@@ -366,9 +366,10 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
         With ``executor="dask"``: the scheduler's address (``"tcp://host:8786"``); default the Dask
         client this process already has.
     progress : None, bool or float, default None
-        None: a status line on stderr (phase, records grouped or strata done, time left) once a run
-        passes 3 s, only when stderr is a terminal; False: nothing; True or seconds: plain lines, one
-        per phase and a heartbeat every 10 s (or that many seconds), e.g. for a notebook's log.
+        None: a tqdm bar on stderr (phase, strata done and records, or records grouped, time left)
+        once a phase passes 3 s, only when stderr is a terminal; False: nothing (not even the
+        compiling notice); True or seconds: plain lines, one per phase and a heartbeat every 10 s (or
+        that many seconds), e.g. for a notebook's log. The results never depend on it.
     **params
         The method's parameters (``mabench.methods()``), and for every method:
         ``measure`` ("mean", "median", "trim", "onestep": what a group publishes), ``trim`` (share
@@ -410,8 +411,9 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
     frame, picked, ds, algo, resolved, extra, k, seed = _prepare(data, k, method, columns, seed, params)
     shown = Progress.for_api(progress)
     try:
+        # the compile notice is the bar's "compiling" phase on a terminal; progress=False is quiet
         cell = next(run_dataset(algo, resolved, ds, [k], seed, ("il",), None, extra, shown, spread=spread,
-                                notice=True))
+                                notice=progress is not False and not shown.live))
     finally:
         shown.close()
     masked = masked_table(frame, picked, cell.masked)

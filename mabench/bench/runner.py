@@ -292,7 +292,7 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
     progress.end()
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     x_in = algorithm_input(algo, own, ds.values, z)
-    progress.start(f"compiling {algo.name}")
+    progress.start(f"compiling {algo.name}", grouping=False)
     with compile_notice(f"{algo.name}'s kernels") if notice else nullcontext():
         if layout.observed is not None:
             tiny = 3 * min(ks) + 1
@@ -334,9 +334,10 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
     done = iter(run_strata(tasks, spread))
     parts, infos = [], {}
     progress.start(f"{algo.name} k={k} on {x_in.shape[0]} records in {len(layout.stratum_names)} strata",
-                   len(layout.stratum_names), " strata")
+                   len(layout.stratum_names), " strata", records=x_in.shape[0])
+    finished = 0  # records of the strata done
     for s, (rows, name) in enumerate(zip(rows_of, layout.stratum_names)):
-        progress.step(s)
+        progress.step(s, finished)
         if layout.observed is not None:
             part, info = missing.available_partition(algo, own, missing.zscore_observed(x_in[rows]), layout.observed[rows],
                                                      k, None if raw is None else raw[rows], f"{who}, stratum {name}"), {}
@@ -351,8 +352,10 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
             else:
                 partition.check(part, rows.size, k, bound, who=where)
         parts.append((rows, part))
+        finished += rows.size
         if info:
             infos[name] = info
+    progress.step(len(rows_of), finished)
     return join_strata(parts, x_in.shape), ({"strata": infos} if infos else {})
 
 

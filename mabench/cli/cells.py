@@ -65,7 +65,7 @@ def _run_arguments(s) -> None:
                    "methods that support it: see docs/metrics.md#missing-values)")
     s.add_argument("--progress", type=float, nargs="?", const=10.0, metavar="SECONDS",
                    help="plain progress lines on stderr: one per finished phase and a heartbeat every SECONDS "
-                        "(default 10); without it a terminal shows a live status line once a run passes 3 s")
+                        "(default 10); without it a terminal shows a progress bar once a phase passes 3 s")
     s.add_argument("--no-progress", action="store_true", help="no progress on stderr, not even on a terminal")
 
 

@@ -61,8 +61,8 @@ def test_terminal_line_is_rewritten_in_place_only_after_the_delay(monkeypatch):
     p.end()
     p.close()
     text = out.getvalue()
-    assert "\n" not in text and text.startswith("\r\x1b[K") and "mdav k=3 on 1000000 records" in text
-    assert text.endswith("\r\x1b[K")  # the status line is cleared at the end
+    assert "\n" not in text and text.startswith("\r") and "mabench: mdav k=3 on 1000000 records: 00:00" in text
+    assert text.endswith("\r") and text.rsplit("\r", 2)[-2].strip() == ""  # tqdm's bar is cleared at the end
 
     monkeypatch.setattr(P, "DELAY", 60.0)
     quiet = io.StringIO()
