@@ -39,9 +39,10 @@ def _fmt(seconds: float) -> str:
 
 
 class Progress:
-    """No-op unless ``live`` (a tqdm bar on a terminal) or ``interval`` (plain lines) is set."""
+    """No-op unless ``live`` (a tqdm bar on a terminal) or ``interval`` (plain lines) is set;
+    ``quiet``: nothing at all, a long search's own heartbeat lines included (``--no-progress``)."""
 
-    def __init__(self, stream=None, live: bool = False, interval: float | None = None):
+    def __init__(self, stream=None, live: bool = False, interval: float | None = None, quiet: bool = False):
         self.stream = stream if stream is not None else sys.stderr
         self.live = live and interval is None
         self.interval = interval
@@ -57,6 +58,10 @@ class Progress:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = None
+        self._heartbeat = None  # where a search's heartbeat went before this display (restored by close)
+        if quiet or self.live or self.interval:
+            self._heartbeat = counter.HEARTBEAT[0]
+            counter.HEARTBEAT[0] = "quiet" if quiet else "display"
         if self.live or self.interval:
             self._thread = threading.Thread(target=self._beat, name="mabench-progress", daemon=True)
             self._thread.start()
@@ -68,7 +73,7 @@ class Progress:
         if progress is None:
             return cls(live=sys.stderr.isatty())
         if progress is False:
-            return cls()
+            return cls(quiet=True)
         interval = 10.0 if progress is True else progress
         if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not 0.01 <= interval <= 86400:
             from mabench.errors import UserError
@@ -87,26 +92,27 @@ class Progress:
         return self._thread is not None
 
     def _counts(self) -> tuple[int, int, str, str]:
-        """(done, in all, what is counted, the records line of a stratified phase or "") now: the
-        caller's count (strata, metrics) or else the grouping kernel's records."""
+        """(done, in all, what is counted, more) now: the caller's count (strata, metrics) or else the
+        grouping kernel's records; more: the records of a stratified phase and a search's heartbeat."""
         grouped, records = counter.read() if self.grouping else (0, 0)
+        more = counter.NOTE[0] if self.grouping else ""
         if not self.total:
-            return grouped, records, " records grouped", ""
-        if self.records is None:
-            return self.done, self.total, self.unit, ""
-        before, all_records = self.records
-        return self.done, self.total, self.unit, f"{before + grouped:,}/{all_records:,} records"
+            return grouped, records, " records grouped", more
+        if self.records is not None:
+            before, all_records = self.records
+            more = ", ".join(filter(None, [f"{before + grouped:,}/{all_records:,} records", more]))
+        return self.done, self.total, self.unit, more
 
     def _status(self, now: float) -> str:
         text = f"mabench: {self.phase}: {_fmt(now - self.phase_t0)}"
-        done, total, unit, records = self._counts()
+        done, total, unit, more = self._counts()
         if total:
-            text += f" ({done:,}/{total:,}{unit}" + (f", {records}" if records else "")
+            text += f" ({done:,}/{total:,}{unit}"
             if done:
                 rate = done / (now - self.phase_t0)
                 text += f", {rate:.2g}/s, about {_fmt((total - done) / rate)} left"
             text += ")"
-        return text + f", run {_fmt(now - self.t0)}"
+        return text + (f" [{more}]" if more else "") + f", run {_fmt(now - self.t0)}"
 
     def _write(self, text: str) -> None:
         self.stream.write(text + "\n")
@@ -114,12 +120,14 @@ class Progress:
 
     def _draw(self) -> None:
         """Bring the phase's bar up to date (tqdm draws it once the phase has lasted DELAY seconds)."""
-        done, total, unit, records = self._counts()
+        done, total, unit, more = self._counts()
         bar = self._bar
         if total and bar.total != total:
             bar.total, bar.unit, bar.bar_format = total, unit.strip().removesuffix(" grouped"), None
-        if records:
-            bar.set_postfix_str(records, refresh=False)
+        if more and not total:  # a search's heartbeat in a phase nothing counts
+            bar.bar_format = ELAPSED + "{postfix}"
+        if more:
+            bar.set_postfix_str(more, refresh=False)
         bar.update(done - bar.n)
 
     def _beat(self) -> None:
@@ -182,6 +190,8 @@ class Progress:
             self.phase = ""
 
     def close(self) -> None:
+        if self._heartbeat is not None:
+            counter.HEARTBEAT[0], self._heartbeat = self._heartbeat, None
         if not self.active:
             return
         self._stop.set()

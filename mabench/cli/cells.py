@@ -115,7 +115,7 @@ def cmd_run(args) -> None:
     spread = Spread(args.jobs, args.executor, args.scheduler)
     if args.no_progress and args.progress is not None:
         raise UserError("--progress and --no-progress both given; give one")
-    progress = Progress() if args.no_progress else Progress.for_cli(args.progress)
+    progress = Progress(quiet=True) if args.no_progress else Progress.for_cli(args.progress)
     try:
         results = list(run_cells(args.algorithm, _dataset(args), ks, args.seed, _run_params(args), metrics,
                                  parse_options(args.option), progress, spread=spread))

@@ -141,3 +141,43 @@ def test_nothing_when_stderr_is_not_a_terminal(monkeypatch, capsys):
     monkeypatch.setattr(P, "DELAY", 0.0)  # a bar would be drawn at once
     mabench.microaggregate(_survey(), k=3, strata="region")
     assert capsys.readouterr().err == ""
+
+
+def _search_heartbeats(monkeypatch, capsys, display: P.Progress) -> tuple[str, str]:
+    """(what the search printed on stderr itself, what ``display`` showed) for an ICSM run and
+    restarts under ``display``, the search's heartbeat due at every call."""
+    from mabench.kernels.improve import search
+    from mabench.kernels.improve.search import State
+
+    monkeypatch.setattr(search, "PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(search, "NOTE_SECONDS", 0.0)
+    z = np.random.default_rng(0).standard_normal((60, 2))
+    capsys.readouterr()
+    display.start("icsm k=3 on 60 records")
+    st = State(z, np.arange(60) // 3, 3, 5)
+    search.icsm(st)
+    time.sleep(0.7)
+    display.end()
+    display.close()
+    return capsys.readouterr().err, display.stream.getvalue() if display.stream is not sys.stderr else ""
+
+
+def test_a_searchs_heartbeat_goes_into_the_bar_not_its_own_lines(monkeypatch, capsys):
+    monkeypatch.setattr(P, "DELAY", 0.0)
+    own, shown = _search_heartbeats(monkeypatch, capsys, P.Progress(stream=_Terminal(), live=True))
+    assert own == ""
+    assert any("mabench: icsm k=3 on 60 records: 00:0" in f and "00:0" in f and ", icsm: round " in f and "s so far" in f
+               for f in _frames(shown)), _frames(shown)
+    assert P.counter.HEARTBEAT[0] == "lines"  # restored for the next run without a display
+
+
+def test_a_searchs_heartbeat_goes_into_the_plain_lines(monkeypatch, capsys):
+    own, shown = _search_heartbeats(monkeypatch, capsys, P.Progress(stream=io.StringIO(), interval=0.05))
+    assert own == "" and "[icsm: round " in shown and shown.count("\n") >= 2
+
+
+def test_quiet_silences_a_searchs_heartbeat_and_without_a_display_it_writes_its_lines(monkeypatch, capsys):
+    own, _ = _search_heartbeats(monkeypatch, capsys, P.Progress(quiet=True))
+    assert own == ""
+    own, _ = _search_heartbeats(monkeypatch, capsys, P.Progress())  # not a terminal: a log is never silent
+    assert "mabench: icsm: round " in own
