@@ -468,7 +468,7 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
     3.1873
     """
     from mabench import partition
-    from mabench.bench.runner import PER_VARIABLE_ON_MISSING, evaluate_labels
+    from mabench.bench.runner import evaluate_labels
     from mabench.metrics import parse_names
 
     given = {"measure": measure, "trim": trim, "weights": weights, "strata": strata, "missing": missing, "fill": fill}
@@ -483,21 +483,20 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
         raw = raw.astype(np.int64)
     if raw.dtype.kind not in "iu" or (raw.size and raw.min() < 0):
         raise UserError("labels must be non-negative integers (one group number per row)")
-    if raw.ndim == 2 and missing == "available":  # before the group sizes, which count unobserved cells
-        raise UserError(PER_VARIABLE_ON_MISSING)
     if raw.ndim == 2:  # per-variable: column j the groups of aggregated column j
         lab = np.column_stack([partition.canonical_labels(raw[:, j]) for j in range(d)])
         sizes = np.concatenate([np.bincount(lab[:, j]) for j in range(d)])
     else:
         lab = partition.canonical_labels(raw)
         sizes = np.bincount(lab)
-    if k is not None and sizes.min() < k:
+    # a per-variable partition on data with missing values: k over each variable's observed records
+    if k is not None and sizes.min() < k and not (raw.ndim == 2 and missing == "available"):
         raise UserError(f"a group has {sizes.min()} records, fewer than k={k}; pass the k the partition was made with")
     names = None if metrics is None else parse_names(metrics if isinstance(metrics, str) else ",".join(metrics))
     from mabench.plugin import split_aggregation
 
     record = evaluate_labels(ds, lab, names, options, aggregation=split_aggregation(resolved)[1],
-                           extra=extra)
+                             extra=extra, k=1 if k is None else k)
     from mabench.metrics import REGISTRY
 
     return {name: value for name, value in record.items() if name in REGISTRY}

@@ -137,13 +137,6 @@ def test_evaluate_scores_a_partition_as_its_run_did(extra):
         mabench.evaluate(frame, run.labels, k=3, columns=columns)
 
 
-def test_evaluate_refuses_per_variable_labels_with_missing_values_in_one_line():
-    frame = _frame()
-    run = mabench.microaggregate(frame, k=3, method="onedims", missing="available")
-    with pytest.raises(UserError, match=r"^evaluate with missing=available takes one group per row"):
-        mabench.evaluate(frame, run.labels, k=3, missing="available")
-
-
 def test_cli_evaluate_gives_the_runs_numbers(tmp_path):
     from support import run_cli
 
