@@ -6,8 +6,6 @@ onedims --missing available`, `mabench evaluate` on its labels and the API give 
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,7 +15,7 @@ from mabench.errors import UserError
 from mabench.metrics import AVAILABLE_CASES
 from oracles import available_metrics as metric_oracle
 from oracles import per_variable_missing as oracle
-from support import assert_user_error, run_cli
+from support import assert_user_error, run_cli, run_then_evaluate
 
 COLUMNS = ["a", "b", "c"]
 
@@ -78,14 +76,7 @@ def test_cli_run_and_evaluate_agree_with_the_api(tmp_path):
     df = _frame().drop(columns="w").assign(id=[f"r{i}" for i in range(40)])
     path = tmp_path / "s.csv"
     df.to_csv(path, index=False)
-    cols = ",".join(COLUMNS)
-    ran = run_cli("run", "onedims", str(path), "-k", "3", "--columns", cols, "--missing", "available",
-                  "--metrics", "il,dld,id", "--out", str(tmp_path / "p.csv"))
-    assert ran.returncode == 0, ran.stderr
-    scored = run_cli("evaluate", str(path), str(tmp_path / "p.csv"), "-k", "3", "--columns", cols,
-                     "--missing", "available", "--metrics", "il,dld,id")
-    assert scored.returncode == 0, scored.stderr
-    run_record, record = json.loads(ran.stdout.splitlines()[-1]), json.loads(scored.stdout)
+    run_record, record = run_then_evaluate("onedims", path, ",".join(COLUMNS), tmp_path)
     labels = pd.read_csv(tmp_path / "p.csv").to_numpy()
     api = mabench.evaluate(df, labels, k=3, columns=COLUMNS, missing="available", metrics=["il", "dld", "id"])
     assert {m: record[m] for m in api} == {m: run_record[m] for m in api} == api
