@@ -451,7 +451,8 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
     missing, fill
         As in :func:`microaggregate`: ``missing="available"`` scores data with missing values on
         available cases (each group's mean of its observed values; the metrics of
-        docs/metrics.md#missing-values), the numbers ``Result.metrics()`` gives for such a run.
+        docs/metrics.md#missing-values), the numbers ``Result.metrics()`` gives for such a run; a
+        per-variable partition (onedims' labels) variable by variable, k over its observed records.
     **options
         Metric options (``id_p``, ``key_variables``, ...; docs/metrics.md).
 
