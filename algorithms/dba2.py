@@ -24,8 +24,7 @@ from mabench.plugin import Algorithm, Param
 
 
 def run(Z, k, params, rng):
-    labels = K.density_labels(Z, k, params["density"] == "remaining")
-    return K.dissolve_reassign(Z, labels, k, 0, params["order"] == "reverse", params["resplit"])
+    return K.reassign_stage(Z, K.density_labels(Z, k, params["density"] == "remaining"), k, params)
 
 
 ALGORITHM = Algorithm(
@@ -34,12 +33,12 @@ ALGORITHM = Algorithm(
     title="DBA-2 (DBA-1 + dissolve-and-reassign + MDAV-1 re-split)",
     citation="004_d1273daa16c98592.txt §IV (DBA); 002_81f9d5b914b1df78.txt §2 (DBA); docs/algorithms/tfrp_dba.md",
     run=run,
-    max_group_size=lambda k, params: 2 * k - 1 if params["resplit"] else None,
+    max_group_size=K.reassign_bound,
     params={
         "density": Param("remaining", "k-densities of the first stage (see dba1)", ("remaining", "once")),
         "order": Param("reverse", "order in which groups are checked: reverse creation order (seed) or forward",
                        ("reverse", "forward")),
-        "resplit": Param(True, "re-split groups larger than 2k-1 by MDAV-1 at the end"),
+        "resplit": K.RESPLIT,
     },
     deterministic=True,
 )

@@ -23,8 +23,7 @@ from mabench.plugin import Algorithm, Param, tree_memory
 
 
 def run(Z, k, params, rng):
-    labels = K.mdav_partition(Z, k, K.TAIL_MDAV1, params["index"])
-    return K.dissolve_reassign(Z, labels, k, 0, params["order"] == "reverse", params["resplit"])
+    return K.reassign_stage(Z, K.mdav_partition(Z, k, K.TAIL_MDAV1, params["index"]), k, params)
 
 
 ALGORITHM = Algorithm(
@@ -35,11 +34,11 @@ ALGORITHM = Algorithm(
     citation="004_d1273daa16c98592.txt §IV (MDAV-2, DBA); 002_81f9d5b914b1df78.txt §2; docs/algorithms/tfrp_dba.md",
     run=run,
     warm_up=K.tree_warm_up(run),
-    max_group_size=lambda k, params: 2 * k - 1 if params["resplit"] else None,
+    max_group_size=K.reassign_bound,
     params={
         "order": Param("forward", "order in which groups are checked: creation order or its reverse (DBA-2's)",
                        ("forward", "reverse")),
-        "resplit": Param(True, "re-split groups larger than 2k-1 by MDAV-1 at the end"),
+        "resplit": K.RESPLIT,
         "index": K.index_param(),
     },
     deterministic=True,

@@ -30,15 +30,7 @@ from mabench.plugin import Algorithm, Param
 
 def run(Z, k, params, rng):
     g1, g2 = K.reference_points(Z, params["ref"] == "vector")
-    labels = K.two_reference_labels(Z, k, g1, g2)
-    cap = 4 * k - 1 if params["cap"] == "4k-1" else 0
-    return K.dissolve_reassign(Z, labels, k, cap, params["order"] == "reverse", params["resplit"])
-
-
-def _bound(k, params):
-    if params["resplit"]:
-        return 2 * k - 1
-    return 4 * k - 1 if params["cap"] == "4k-1" else None
+    return K.reassign_stage(Z, K.two_reference_labels(Z, k, g1, g2), k, params)
 
 
 ALGORITHM = Algorithm(
@@ -47,13 +39,13 @@ ALGORITHM = Algorithm(
     title="TFRP-2 (TFRP-1 + dissolve-and-reassign enhancement)",
     citation="004_d1273daa16c98592.txt §IV, §V (TFRP-2); 003_58f0e37d459aa4df.txt §2; docs/algorithms/tfrp_dba.md",
     run=run,
-    max_group_size=_bound,
+    max_group_size=K.reassign_bound,
     params={
         "ref": Param("scalar", "reference points of the first stage (see tfrp1)", ("scalar", "vector")),
         "order": Param("forward", "order in which groups are checked: creation order or its reverse",
                        ("forward", "reverse")),
         "cap": Param("4k-1", "largest size a group may reach by receiving records", ("4k-1", "none")),
-        "resplit": Param(True, "re-split groups larger than 2k-1 by MDAV-1 at the end"),
+        "resplit": K.RESPLIT,
     },
     deterministic=True,
 )

@@ -366,9 +366,10 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
         With ``executor="dask"``: the scheduler's address (``"tcp://host:8786"``); default the Dask
         client this process already has.
     progress : None, bool or float, default None
-        None: a status line on stderr (phase, records grouped or strata done, time left) once a run
-        passes 3 s, only when stderr is a terminal; False: nothing; True or seconds: plain lines, one
-        per phase and a heartbeat every 10 s (or that many seconds), e.g. for a notebook's log.
+        None: a tqdm bar on stderr (phase, strata done and records, or records grouped, time left)
+        once a phase passes 3 s, only when stderr is a terminal; False: nothing (not even the
+        compiling notice); True or seconds: plain lines, one per phase and a heartbeat every 10 s (or
+        that many seconds), e.g. for a notebook's log. The results never depend on it.
     **params
         The method's parameters (``mabench.methods()``), and for every method:
         ``measure`` ("mean", "median", "trim", "onestep": what a group publishes), ``trim`` (share
@@ -410,8 +411,9 @@ def microaggregate(data, k: int, method: str = "mdav", columns=None, seed: int =
     frame, picked, ds, algo, resolved, extra, k, seed = _prepare(data, k, method, columns, seed, params)
     shown = Progress.for_api(progress)
     try:
+        # the compile notice is the bar's "compiling" phase on a terminal; progress=False is quiet
         cell = next(run_dataset(algo, resolved, ds, [k], seed, ("il",), None, extra, shown, spread=spread,
-                                notice=True))
+                                notice=progress is not False and not shown.live))
     finally:
         shown.close()
     masked = masked_table(frame, picked, cell.masked)
@@ -449,7 +451,8 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
     missing, fill
         As in :func:`microaggregate`: ``missing="available"`` scores data with missing values on
         available cases (each group's mean of its observed values; the metrics of
-        docs/metrics.md#missing-values), the numbers ``Result.metrics()`` gives for such a run.
+        docs/metrics.md#missing-values), the numbers ``Result.metrics()`` gives for such a run; a
+        per-variable partition (onedims' labels) variable by variable, k over its observed records.
     **options
         Metric options (``id_p``, ``key_variables``, ...; docs/metrics.md).
 
@@ -466,7 +469,7 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
     3.1873
     """
     from mabench import partition
-    from mabench.bench.runner import PER_VARIABLE_ON_MISSING, evaluate_labels
+    from mabench.bench.runner import evaluate_labels
     from mabench.metrics import parse_names
 
     given = {"measure": measure, "trim": trim, "weights": weights, "strata": strata, "missing": missing, "fill": fill}
@@ -481,21 +484,20 @@ def evaluate(data, labels, k: int | None = None, metrics=None, columns=None, see
         raw = raw.astype(np.int64)
     if raw.dtype.kind not in "iu" or (raw.size and raw.min() < 0):
         raise UserError("labels must be non-negative integers (one group number per row)")
-    if raw.ndim == 2 and missing == "available":  # before the group sizes, which count unobserved cells
-        raise UserError(PER_VARIABLE_ON_MISSING)
     if raw.ndim == 2:  # per-variable: column j the groups of aggregated column j
         lab = np.column_stack([partition.canonical_labels(raw[:, j]) for j in range(d)])
         sizes = np.concatenate([np.bincount(lab[:, j]) for j in range(d)])
     else:
         lab = partition.canonical_labels(raw)
         sizes = np.bincount(lab)
-    if k is not None and sizes.min() < k:
+    # a per-variable partition on data with missing values: k over each variable's observed records
+    if k is not None and sizes.min() < k and not (raw.ndim == 2 and missing == "available"):
         raise UserError(f"a group has {sizes.min()} records, fewer than k={k}; pass the k the partition was made with")
     names = None if metrics is None else parse_names(metrics if isinstance(metrics, str) else ",".join(metrics))
     from mabench.plugin import split_aggregation
 
     record = evaluate_labels(ds, lab, names, options, aggregation=split_aggregation(resolved)[1],
-                           extra=extra)
+                             extra=extra, k=1 if k is None else k)
     from mabench.metrics import REGISTRY
 
     return {name: value for name, value in record.items() if name in REGISTRY}

@@ -123,8 +123,13 @@ def _labels_column(text: list, where: str, n: int, k: int) -> np.ndarray:
         raise UserError(f"{where} has {len(values)} labels but the data set has {n} records; use the partition "
                         "written for this data set")
     labels = canonical_labels(values)
+    check_given_k(labels, k, where)
+    return labels
+
+
+def check_given_k(labels: np.ndarray, k: int, where: str) -> None:
+    """A user's partition (labels 0..g-1) has no group smaller than the k given with it."""
     sizes = np.bincount(labels)
     if sizes.min() < k:
         raise UserError(f"{where}: a group has {sizes.min()} records, fewer than k={k}; pass the k the partition "
                         "was made with")
-    return labels

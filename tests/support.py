@@ -129,6 +129,39 @@ def assert_user_error(proc, *needles):
         assert needle in lines[0], lines[0]
 
 
+def run_then_evaluate(method: str, path, columns: str, out_dir, metrics: str = "il,dld,id") -> tuple[dict, dict]:
+    """(run record, evaluate record) of `mabench run METHOD PATH --missing available --out p.csv` and
+    `mabench evaluate PATH p.csv` on it, both at k=3 with ``columns`` and ``metrics``; p.csv in ``out_dir``."""
+    import json
+
+    labels = str(Path(out_dir) / "p.csv")
+    ran = run_cli("run", method, str(path), "-k", "3", "--columns", columns, "--missing", "available",
+                  "--metrics", metrics, "--out", labels)
+    assert ran.returncode == 0, ran.stderr
+    scored = run_cli("evaluate", str(path), labels, "-k", "3", "--columns", columns, "--missing", "available",
+                     "--metrics", metrics)
+    assert scored.returncode == 0, scored.stderr
+    return json.loads(ran.stdout.splitlines()[-1]), json.loads(scored.stdout)
+
+
+def group_under(display, n: int = 20_000) -> None:
+    """MDAV's kernel (which counts the records it groups, kernels/core/counter.py) on n × 4 normal
+    records in a thread while ``display`` (a mabench.bench.progress.Progress) shows the phase
+    `mdav k=3 on N records`; compiled before the phase starts; the display is closed at the end."""
+    import threading
+
+    from mabench import kernels as K
+
+    Z = np.random.default_rng(1).standard_normal((n, 4))
+    K.mdav_partition(Z[:500], 3, K.TAIL_3K, "scan")
+    display.start(f"mdav k=3 on {n} records")
+    worker = threading.Thread(target=K.mdav_partition, args=(Z, 3, K.TAIL_3K, "scan"))
+    worker.start()
+    worker.join()
+    display.end()
+    display.close()
+
+
 # Source of ``signatures()`` for a script run in a fresh interpreter: {"module.function": number of
 # compiled (or cache-loaded) signatures} of every Numba dispatcher of the loaded mabench modules
 # (algorithm plugins included), so the script can tell whether a step compiled anything.

@@ -114,6 +114,26 @@ def _shown(value) -> str:
     return repr(value)
 
 
+def _stratum_codes(cols: list, names: list) -> tuple[np.ndarray, list]:
+    """(each record's stratum code, numbered in order of first appearance; each stratum's key, the
+    values of its first record) of the key columns ``cols``: records whose values are equal in every
+    column (as Python compares them: 1 == 1.0, 0.0 == -0.0) share a stratum. A missing value is an
+    input error naming the first record that has one."""
+    import pandas as pd
+
+    own = [pd.factorize(col, use_na_sentinel=True) for col in cols]
+    gaps = np.column_stack([c < 0 for c, _ in own])
+    if gaps.any():
+        i = int(np.flatnonzero(gaps.any(axis=1))[0])
+        raise UserError(f"strata column {names[int(np.argmax(gaps[i]))]!r}: row {i + 1} is missing; "
+                        "give every record a stratum")
+    codes = np.zeros(len(cols[0]), dtype=np.int64)
+    for c, values in own:
+        codes, _ = pd.factorize(codes * len(values) + c)  # the key so far and this column, numbered anew
+    _, first = np.unique(codes, return_index=True)
+    return codes.astype(np.int64, copy=False), list(zip(*[col[first].tolist() for col in cols]))
+
+
 def layout_for(ds, agg: dict, extra: dict | None = None):
     """(the data set of the variables only, its Layout); ``extra`` holds columns that are not
     variables (e.g. a DataFrame's text columns) that ``strata`` or ``sampling_weights`` may name."""
@@ -150,16 +170,9 @@ def layout_for(ds, agg: dict, extra: dict | None = None):
         twice = [c for i, c in enumerate(names) if c in names[:i]]
         if twice:  # the same column twice would define the same strata: surely a typo for another column
             raise UserError(f"strata names column {twice[0]!r} twice; list each column once")
-        cols = [_column(c, ds, extra, "strata", "name the columns that define the strata") for c in names]
-        keys = list(zip(*[np.asarray(c).tolist() for c in cols]))
-        codes, seen = np.empty(len(keys), dtype=np.int64), {}
-        for i, key in enumerate(keys):
-            if any(v is None or (isinstance(v, float) and v != v) for v in key):
-                j = next(j for j, v in enumerate(key) if v is None or (isinstance(v, float) and v != v))
-                raise UserError(f"strata column {names[j]!r}: row {i + 1} is missing; give every record a stratum")
-            codes[i] = seen.setdefault(key, len(seen))
-        layout.strata = codes
-        layout.stratum_names = [", ".join(f"{c}={_shown(v)}" for c, v in zip(names, key)) for key in seen]
+        cols = [np.asarray(_column(c, ds, extra, "strata", "name the columns that define the strata")) for c in names]
+        layout.strata, keys = _stratum_codes(cols, names)
+        layout.stratum_names = [", ".join(f"{c}={_shown(v)}" for c, v in zip(names, key)) for key in keys]
         taken += names
     keep = [j for j, c in enumerate(ds.columns) if c not in taken]
     if not keep:
@@ -292,7 +305,7 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
     progress.end()
     options = {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})}
     x_in = algorithm_input(algo, own, ds.values, z)
-    progress.start(f"compiling {algo.name}")
+    progress.start(f"compiling {algo.name}", grouping=False)
     with compile_notice(f"{algo.name}'s kernels") if notice else nullcontext():
         if layout.observed is not None:
             tiny = 3 * min(ks) + 1
@@ -334,9 +347,10 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
     done = iter(run_strata(tasks, spread))
     parts, infos = [], {}
     progress.start(f"{algo.name} k={k} on {x_in.shape[0]} records in {len(layout.stratum_names)} strata",
-                   len(layout.stratum_names), " strata")
+                   len(layout.stratum_names), " strata", records=x_in.shape[0])
+    finished = 0  # records of the strata done
     for s, (rows, name) in enumerate(zip(rows_of, layout.stratum_names)):
-        progress.step(s)
+        progress.step(s, finished)
         if layout.observed is not None:
             part, info = missing.available_partition(algo, own, missing.zscore_observed(x_in[rows]), layout.observed[rows],
                                                      k, None if raw is None else raw[rows], f"{who}, stratum {name}"), {}
@@ -351,8 +365,10 @@ def _partition(algo, own: dict, x_in: np.ndarray, raw: np.ndarray | None, k: int
             else:
                 partition.check(part, rows.size, k, bound, who=where)
         parts.append((rows, part))
+        finished += rows.size
         if info:
             infos[name] = info
+    progress.step(len(rows_of), finished)
     return join_strata(parts, x_in.shape), ({"strata": infos} if infos else {})
 
 
@@ -473,17 +489,17 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     seed = check_seed(seed)
     agg = aggregation_of(aggregation)
     strata = [c for c in str(agg["strata"]).replace(",", "+").split("+") if c.strip()]
-    ds = data.load(dataset, seed, aside=tuple(strata), missing=agg["missing"] == "available")
+    available = agg["missing"] == "available"
+    ds = data.load(dataset, seed, aside=tuple(strata), missing=available)
     n = ds.values.shape[0]
-    labels = partition.read_labels(partition_path, n, k)
-    record = evaluate_labels(ds, labels, metrics, metric_options, aggregation=agg, extra=ds.aside or None, kept=kept)
+    labels = partition.read_labels(partition_path, n, 1 if available else k)
+    if available and labels.ndim == 1:  # (per-variable: k over each variable's observed records, evaluate_labels)
+        partition.check_given_k(labels, k, f"partition file {str(partition_path)!r}")
+    record = evaluate_labels(ds, labels, metrics, metric_options, aggregation=agg, extra=ds.aside or None, kept=kept,
+                             k=k)
     if generated:  # the draw the partition was scored on
         record = {**{key: record[key] for key in ("dataset", "dataset_params")}, "seed": int(seed), **record}
     return record
-
-
-PER_VARIABLE_ON_MISSING = ("evaluate with missing=available takes one group per row; a per-variable partition "
-                           "(onedims) on data with missing values is scored by its run (Result.metrics())")
 
 
 def _available_cases(ds, labels: np.ndarray, layout, agg: dict) -> np.ndarray:
@@ -492,8 +508,8 @@ def _available_cases(ds, labels: np.ndarray, layout, agg: dict) -> np.ndarray:
     if layout.measure != "mean":
         raise UserError(f"measure={layout.measure} cannot take missing values; missing=available publishes each "
                         "group's (weighted) mean of the observed values, so drop measure")
-    if labels.ndim == 2:
-        raise UserError(PER_VARIABLE_ON_MISSING)
+    if labels.ndim == 2 and agg["fill"]:
+        raise UserError(f"a per-variable partition (onedims) {missing.FILL_PER_VARIABLE}")
     layout.fill = bool(agg["fill"])
     return ~np.isnan(ds.values)
 
@@ -510,12 +526,16 @@ def aggregation_of(given: dict | None) -> dict:
 
 def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict | None = None,
                     published: np.ndarray | None = None, aggregation: dict | None = None,
-                    extra: dict | None = None, kept: dict | None = None) -> dict:
+                    extra: dict | None = None, kept: dict | None = None, k: int = 1) -> dict:
     """Metrics of a checked partition (labels 0..g-1) of a loaded data set; ``metrics=None`` means
     every metric that applies to it. ``aggregation`` (:func:`aggregation_of`): score the values the
     partition publishes with that measure and those weights, the strata and weight columns set aside
-    (``extra``: the non-variable columns they may name), every group checked to lie in one stratum."""
+    (``extra``: the non-variable columns they may name), every group checked to lie in one stratum.
+    ``k``: the minimum group size of a per-variable partition on data with missing values, counted
+    over each variable's observed records (its records missing the variable are a group of their own,
+    as a run writes it; the callers check every other partition's k as they read it)."""
     observed = None
+    column_sizes = None  # per-variable with missing values: each variable's observed groups' sizes
     if aggregation is not None:
         agg = aggregation_of(aggregation)
         ds, layout = layout_for(ds, agg, extra)
@@ -530,17 +550,23 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
                     g = int(spread[0][np.flatnonzero(np.diff(spread[0]) == 0)[0]])
                     raise UserError(f"group {g} spans several strata; a partition made with these strata "
                                     "keeps each group within one (check the strata columns)")
+        if observed is not None and labels.ndim == 2:  # validated as a run's (runner._cell)
+            try:
+                column_sizes = missing.check_per_variable(labels, observed, k, None, "the partition")
+            except partition.InvalidPartition as exc:
+                raise UserError(f"{exc}; give the partition `mabench run` wrote for these data") from None
         if observed is not None or not layout.plain_means:
             raw = np.ascontiguousarray(ds.values, dtype=np.float64)
-            if labels.ndim == 2:  # (complete data: _available_cases refuses per-variable labels)
-                return evaluate_labels(ds, labels, metrics, metric_options, _per_variable_values(raw, labels, layout),
-                                       kept=kept)
-            g = int(labels.max()) + 1
-            if layout.weights is not None and (np.bincount(labels, weights=layout.weights, minlength=g) <= 0).any():
-                raise UserError("a group has only zero sampling weights; its weighted value is undefined "
-                                "(give positive weights, or drop the weights)")
-            published = missing.group_values(raw, labels, g, layout.weights) if observed is not None \
-                else aggregate(raw, labels, g, layout.measure, layout.trim, layout.weights)
+            if labels.ndim == 2:
+                published = missing.per_variable_values(raw, labels, layout.weights) if observed is not None \
+                    else _per_variable_values(raw, labels, layout)
+            else:
+                g = int(labels.max()) + 1
+                if layout.weights is not None and (np.bincount(labels, weights=layout.weights, minlength=g) <= 0).any():
+                    raise UserError("a group has only zero sampling weights; its weighted value is undefined "
+                                    "(give positive weights, or drop the weights)")
+                published = missing.group_values(raw, labels, g, layout.weights) if observed is not None \
+                    else aggregate(raw, labels, g, layout.measure, layout.trim, layout.weights)
     n = ds.values.shape[0]
     # missing=available: z-scores over the observed values and the metrics on available cases, as a run's
     z = zscore(ds.values, ds.columns) if observed is None else missing.zscore_observed(ds.values)
@@ -564,10 +590,14 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
             from mabench.metrics import AVAILABLE_CASES
 
             metrics = [name for name in metrics if name in AVAILABLE_CASES]
-    sizes = np.concatenate([np.bincount(labels[:, j]) for j in range(labels.shape[1])]) if per_variable \
-        else np.bincount(labels)
+    if column_sizes is None and per_variable:
+        for j in range(labels.shape[1]):
+            partition.check_given_k(labels[:, j], k, f"the partition's variable {j + 1}")
+        column_sizes = [np.bincount(labels[:, j]) for j in range(labels.shape[1])]
+    sizes = np.concatenate(column_sizes) if per_variable else np.bincount(labels)
     extra = {"per_variable": True} if per_variable else {}
-    n_groups = int(labels.max(axis=0).max()) + 1 if per_variable else int(sizes.size)
+    # as a run's record: per-variable, the largest number of groups of any variable
+    n_groups = int(max(c.size for c in column_sizes)) if per_variable else int(sizes.size)
     return {
         "dataset": ds.name,
         "dataset_params": format_params(ds.params),

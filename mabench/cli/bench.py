@@ -37,7 +37,7 @@ def _arguments(s) -> None:
     s.add_argument("--seeds", type=int, default=1, help="draws of each randomized method (default 1: seed 0)")
     s.add_argument("--out", required=True, help="the output folder")
     s.add_argument("--progress", type=float, nargs="?", const=10.0, metavar="SECONDS",
-                   help="plain progress lines on stderr (default: a live status line on a terminal)")
+                   help="plain progress lines on stderr (default: a progress bar on a terminal)")
 
 
 def _paths(args) -> tuple[list, list]:

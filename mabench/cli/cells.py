@@ -65,7 +65,7 @@ def _run_arguments(s) -> None:
                    "methods that support it: see docs/metrics.md#missing-values)")
     s.add_argument("--progress", type=float, nargs="?", const=10.0, metavar="SECONDS",
                    help="plain progress lines on stderr: one per finished phase and a heartbeat every SECONDS "
-                        "(default 10); without it a terminal shows a live status line once a run passes 3 s")
+                        "(default 10); without it a terminal shows a progress bar once a phase passes 3 s")
     s.add_argument("--no-progress", action="store_true", help="no progress on stderr, not even on a terminal")
 
 
@@ -115,7 +115,7 @@ def cmd_run(args) -> None:
     spread = Spread(args.jobs, args.executor, args.scheduler)
     if args.no_progress and args.progress is not None:
         raise UserError("--progress and --no-progress both given; give one")
-    progress = Progress() if args.no_progress else Progress.for_cli(args.progress)
+    progress = Progress(quiet=True) if args.no_progress else Progress.for_cli(args.progress)
     try:
         results = list(run_cells(args.algorithm, _dataset(args), ks, args.seed, _run_params(args), metrics,
                                  parse_options(args.option), progress, spread=spread))

@@ -20,6 +20,11 @@ METHODS = ("mdav", "mdav1", "cbfs", "onedims")
 PER_VARIABLE = ("onedims",)
 
 
+# fill=True with a per-variable partition (the run's message and evaluate's)
+FILL_PER_VARIABLE = ("ranks each variable's observed values only, so a missing value has no group to take a value "
+                     "from; drop fill")
+
+
 def refuse_method(name: str) -> UserError:
     return UserError(f"{name} cannot take missing values; missing=available works with {', '.join(METHODS)} "
                      "(or impute or drop the rows with missing values first)")
@@ -113,8 +118,7 @@ def available_layout(algo, own: dict, values: np.ndarray, layout, agg: dict) -> 
         raise UserError(f"measure={layout.measure} cannot take missing values; missing=available publishes each "
                         "group's (weighted) mean of the observed values, so drop measure")
     if algo.name in PER_VARIABLE and agg["fill"]:
-        raise UserError(f"{algo.name} ranks each variable's observed values only, so a missing value has no group "
-                        "to take a value from; drop fill")
+        raise UserError(f"{algo.name} {FILL_PER_VARIABLE}")
     layout.observed = ~np.isnan(values)
     layout.fill = bool(agg["fill"])
     return zscore_observed(values)

@@ -74,7 +74,7 @@ from mabench.kernels.improve.icsm_tour import grow_update, slide_update, tour, t
 from mabench.kernels.spatial.farpair import far_partners, far_refresh, max_far_slot, most_distant_pair, pair_start  # noqa: E402
 from mabench.kernels.methods.tfrp import reference_points, two_reference_labels  # noqa: E402
 from mabench.kernels.methods.density import density_labels, knn_spread  # noqa: E402
-from mabench.kernels.methods.refine import dissolve_reassign  # noqa: E402
+from mabench.kernels.methods.refine import RESPLIT, dissolve_reassign, reassign_bound, reassign_stage  # noqa: E402
 from mabench.kernels.spatial.kdtree import KDTree, kd_build, kd_delete, kd_nearest_k, kd_nearest_to_group, kd_remaining, kd_scratch  # noqa: E402
 from mabench.kernels.spatial.pairs import count_close_pairs, distance_range, fill_close_pairs  # noqa: E402
 from mabench.kernels.methods.swap import apply_swap, best_swap, fixed_groups, member_sums, members_sse, swap_delta  # noqa: E402
@@ -96,7 +96,7 @@ __all__ = [
     "complex_heuristic", "grow_update", "group_scores", "group_scores_fast", "simple_heuristic", "slide_update", "tour", "tour2assignment",
     "window_costs",
     "far_partners", "far_refresh", "max_far_slot", "most_distant_pair", "pair_start", "reference_points", "two_reference_labels",
-    "density_labels", "knn_spread", "dissolve_reassign",
+    "density_labels", "knn_spread", "dissolve_reassign", "RESPLIT", "reassign_bound", "reassign_stage",
     "argmin_alive", "farthest_from_mean", "lowest_alive", "rows_mean", "sqdist_rows", "KDTree", "kd_build", "kd_delete", "kd_nearest_to_group", "kd_remaining", "kd_scratch",
     "count_close_pairs", "distance_range", "fill_close_pairs", "transposed",
     "apply_swap", "best_swap", "fixed_groups", "member_sums", "members_sse", "swap_delta",

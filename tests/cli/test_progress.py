@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from support import assert_user_error, run_cli
+from support import assert_user_error, group_under, run_cli
 from mabench.bench import progress as P
 
 
@@ -61,8 +61,8 @@ def test_terminal_line_is_rewritten_in_place_only_after_the_delay(monkeypatch):
     p.end()
     p.close()
     text = out.getvalue()
-    assert "\n" not in text and text.startswith("\r\x1b[K") and "mdav k=3 on 1000000 records" in text
-    assert text.endswith("\r\x1b[K")  # the status line is cleared at the end
+    assert "\n" not in text and text.startswith("\r") and "mabench: mdav k=3 on 1000000 records: " in text
+    assert text.endswith("\r") and text.rsplit("\r", 2)[-2].strip() == ""  # tqdm's bar is cleared at the end
 
     monkeypatch.setattr(P, "DELAY", 60.0)
     quiet = io.StringIO()
@@ -76,22 +76,8 @@ def test_terminal_line_is_rewritten_in_place_only_after_the_delay(monkeypatch):
 def test_heartbeat_counts_the_records_a_grouping_kernel_has_grouped():
     """MDAV's kernel releases the GIL and stores [records grouped, records] as it goes, so the
     heartbeat during the algorithm phase shows the count, the rate and the time left."""
-    import threading
-
-    import numpy as np
-
-    from mabench import kernels as K
-
-    Z = np.random.default_rng(1).standard_normal((20_000, 4))
-    K.mdav_partition(Z[:500], 3, K.TAIL_3K, "scan")  # compiled before the clock starts
     out = io.StringIO()
-    p = P.Progress(stream=out, interval=0.02)
-    p.start("mdav k=3 on 20000 records")
-    worker = threading.Thread(target=K.mdav_partition, args=(Z, 3, K.TAIL_3K, "scan"))
-    worker.start()
-    worker.join()
-    p.end()
-    p.close()
+    group_under(P.Progress(stream=out, interval=0.02))
     beats = [line for line in out.getvalue().splitlines() if line.endswith("(running)")]
     counted = [line for line in beats if "/20,000 records grouped" in line]
     assert counted, beats

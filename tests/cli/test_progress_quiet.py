@@ -1,5 +1,5 @@
 """`mabench run --no-progress` (issue 42 item 8, "quiet when asked"): no progress display even on a
-terminal, where a run otherwise gets the live status line (bench/progress.py; what the live line
+terminal, where a run otherwise gets the progress bar (bench/progress.py; what the live line
 shows is tests/cli/test_progress.py's)."""
 
 from __future__ import annotations

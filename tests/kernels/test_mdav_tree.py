@@ -67,8 +67,9 @@ def test_tree_kernels_give_the_pass_kernels_partition(kind, n, d, k, seed):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_tree_kernels_agree_at_a_size_where_the_tree_rebuilds_many_times(kind):
-    """12,000 records: the tree and the shell order are rebuilt ~15 times and the running sums
-    are recomputed ~30 times along the way; every step must still match the pass."""
+    """12,000 records in 3 dimensions (treegroups.LOW_D: the tree rebuilt when half of it is grouped,
+    ~10 times, the shell order when a quarter is, ~25 times) and the running sums recomputed ~30
+    times along the way; every step must still match the pass."""
     rng = np.random.default_rng(7)
     Z = _data(kind, 12_000, 3, rng)
     _same_mdav(Z, 3)

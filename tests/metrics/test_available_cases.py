@@ -137,26 +137,10 @@ def test_evaluate_scores_a_partition_as_its_run_did(extra):
         mabench.evaluate(frame, run.labels, k=3, columns=columns)
 
 
-def test_evaluate_refuses_per_variable_labels_with_missing_values_in_one_line():
-    frame = _frame()
-    run = mabench.microaggregate(frame, k=3, method="onedims", missing="available")
-    with pytest.raises(UserError, match=r"^evaluate with missing=available takes one group per row"):
-        mabench.evaluate(frame, run.labels, k=3, missing="available")
-
-
 def test_cli_evaluate_gives_the_runs_numbers(tmp_path):
-    from support import run_cli
+    from support import run_then_evaluate
 
     path = tmp_path / "s.csv"
     _frame().assign(id=[f"r{i}" for i in range(45)]).to_csv(path, index=False)
-    cols = ",".join(c for c in _frame().columns)
-    ran = run_cli("run", "mdav", str(path), "-k", "3", "--columns", cols, "--missing", "available",
-                  "--metrics", "il,dld,id", "--out", str(tmp_path / "p.csv"))
-    assert ran.returncode == 0, ran.stderr
-    scored = run_cli("evaluate", str(path), str(tmp_path / "p.csv"), "-k", "3", "--columns", cols,
-                     "--missing", "available", "--metrics", "il,dld,id")
-    assert scored.returncode == 0, scored.stderr
-    import json
-
-    run_record, record = json.loads(ran.stdout.splitlines()[-1]), json.loads(scored.stdout)
+    run_record, record = run_then_evaluate("mdav", path, ",".join(_frame().columns), tmp_path)
     assert {m: record[m] for m in ("il", "dld", "id")} == {m: run_record[m] for m in ("il", "dld", "id")}

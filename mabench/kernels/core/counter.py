@@ -12,9 +12,29 @@ import numpy as np
 
 GROUPED = np.zeros(2, dtype=np.int64)
 
+# Where a long search's heartbeat goes (``mabench.kernels.improve.search``): "lines" its own line on
+# stderr every 10 s (no display: a log stays never silent), "display" into NOTE for the progress
+# display to show (its bar or its plain lines), "quiet" nowhere (``--no-progress``, ``progress=False``).
+HEARTBEAT = ["lines"]
+NOTE = [""]
+
+
+def note(text: str) -> None:
+    """The running search's latest heartbeat, for the progress display (``HEARTBEAT[0] == "display"``).
+
+    Parameters
+    ----------
+    text : str — what the search is doing ("icsm: round 12, SSE 3.2, 40 s so far").
+
+    Returns
+    -------
+    None
+    """
+    NOTE[0] = text
+
 
 def clear() -> None:
-    """Reset the progress counter to (0, 0), before a kernel that reports starts.
+    """Reset the progress counter to (0, 0) and the heartbeat to "", before a kernel that reports starts.
 
     Parameters
     ----------
@@ -25,6 +45,7 @@ def clear() -> None:
     None
     """
     GROUPED[:] = 0
+    NOTE[0] = ""
 
 
 def read() -> tuple[int, int]:

@@ -165,3 +165,29 @@ def follow_links(start, stop, link, out):
         m += 1
         i = link[i]
     return m
+
+
+@njit(cache=True)
+def exchange_members(members, group, pos, x, y):
+    """Exchange records x and y between their groups in a member table: each takes the other's place.
+
+    Parameters
+    ----------
+    members : (g, s) int64 — each group's records in its slots; group, pos : (n,) int64 — each record's
+        group and its slot there (updated).
+    x, y : int — records of two different groups.
+
+    Returns
+    -------
+    None — the table is changed in place.
+    """
+    gx = group[x]
+    gy = group[y]
+    px = pos[x]
+    py = pos[y]
+    members[gx, px] = y
+    members[gy, py] = x
+    group[x] = gy
+    group[y] = gx
+    pos[x] = py
+    pos[y] = px

@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from mabench.kernels.core.distances import sqdist_to
-from mabench.kernels.core.groups import total_sse  # noqa: F401  (part of the group state's API)
+from mabench.kernels.core.groups import exchange_members, total_sse  # noqa: F401  (total_sse: part of the group state's API)
 from mabench.kernels.core.select import keep_smallest
 
 EPS = 1e-10  # an improvement must lower SSE by more than this (rounding noise is ~1e-13)
@@ -217,14 +217,7 @@ def apply_swap(Z, x, y, labels, sizes, means, members, pos):
         delta = Z[x, j] - Z[y, j]
         means[p, j] -= delta / sp
         means[q, j] += delta / sq
-    px = pos[x]
-    py = pos[y]
-    members[p, px] = y
-    members[q, py] = x
-    pos[x] = py
-    pos[y] = px
-    labels[x] = q
-    labels[y] = p
+    exchange_members(members, labels, pos, x, y)
 
 
 @njit(cache=True)

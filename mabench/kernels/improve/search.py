@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mabench import kernels as K
-from mabench.kernels.core import groups
+from mabench.kernels.core import counter, groups
 from mabench.plugin import Param
 
 
@@ -43,21 +43,29 @@ class Trace:
 
 
 PROGRESS_SECONDS = 10.0  # a long search says what it is doing this often (stderr)
+NOTE_SECONDS = 0.5  # how often it hands the progress display its state (the display redraws as often)
 
 
 class Progress:
-    """A line on stderr every PROGRESS_SECONDS while a search runs, so a long run is never silent."""
+    """A line on stderr every PROGRESS_SECONDS while a search runs, so a long run is never silent;
+    under a progress display its state goes to the display instead, and nowhere when told to be quiet
+    (``mabench.kernels.core.counter.HEARTBEAT``)."""
 
     def __init__(self, what: str):
         self.what = what
         self.start = self.last = time.perf_counter()
 
     def tick(self, text) -> None:
+        mode = counter.HEARTBEAT[0]
         now = time.perf_counter()
-        if now - self.last >= PROGRESS_SECONDS:
-            self.last = now
-            sys.stderr.write(f"mabench: {self.what}: {text() if callable(text) else text}, "
-                             f"{now - self.start:.0f} s so far\n")
+        if mode == "quiet" or now - self.last < (NOTE_SECONDS if mode == "display" else PROGRESS_SECONDS):
+            return
+        self.last = now
+        line = f"{self.what}: {text() if callable(text) else text}, {now - self.start:.0f} s so far"
+        if mode == "display":
+            counter.note(line)
+        else:
+            sys.stderr.write(f"mabench: {line}\n")
             sys.stderr.flush()
 
 

@@ -23,6 +23,10 @@ the SSE, and splitting a group never raises it (the between-sub-group term
 is >= 0). Every group stays >= k (groups only grow, and MDAV-1 makes groups of
 >= k). Cost per visited group: one centroid pass over the live groups per
 member, O(n * G * d) in total, i.e. O(n^2 d / k) like MDAV.
+
+The plugins of the three methods declare this stage once: :data:`RESPLIT` (the parameter),
+:func:`reassign_stage` (the call their parameters make) and :func:`reassign_bound` (the group-size
+bound that follows); each declares its own ``order`` (its own default and reading of the seeds).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from numba import njit
 from mabench.kernels.core.distances import sqdist_to
 from mabench.kernels.core.groups import follow_links
 from mabench.kernels.methods.mdav import TAIL_MDAV1, mdav_labels
+from mabench.plugin import Param
 
 NIL = -1
 
@@ -241,3 +246,45 @@ def dissolve_reassign(Z, labels, k, cap, reverse, resplit):
                 out[members[t]] = nxt_label + sub[t] - 1
         nxt_label += n_sub - 1
     return out
+
+
+# ------------------------------------------------------------------ the stage as plugins declare it
+RESPLIT = Param(True, "re-split groups larger than 2k-1 by MDAV-1 at the end")
+
+
+def _cap(k: int, params: dict) -> int:
+    """The receiving groups' size cap: 4k-1 where the plugin declares ``cap=4k-1`` (TFRP-2), else none (0)."""
+    return 4 * k - 1 if params.get("cap") == "4k-1" else 0
+
+
+def reassign_stage(Z, labels, k, params: dict):
+    """:func:`dissolve_reassign` on a first stage's partition, with a plugin's ``order``, ``resplit``
+    and (TFRP-2 only) ``cap`` parameters.
+
+    Parameters
+    ----------
+    Z : (n, d) float64 — the records; labels : (n,) int64 — the first stage's partition, labels 0..G-1.
+    k : int — the minimum group size; params : dict — the plugin's parameters.
+
+    Returns
+    -------
+    (n,) int64 — the refined labels.
+    """
+    return dissolve_reassign(Z, labels, k, _cap(k, params), params["order"] == "reverse", params["resplit"])
+
+
+def reassign_bound(k: int, params: dict) -> int | None:
+    """The largest group :func:`reassign_stage` leaves (``max_group_size`` of mabench.plugin.Algorithm):
+    2k-1 after the re-split, else the cap's 4k-1, else none.
+
+    Parameters
+    ----------
+    k : int — the minimum group size; params : dict — the plugin's parameters.
+
+    Returns
+    -------
+    int or None
+    """
+    if params["resplit"]:
+        return 2 * k - 1
+    return _cap(k, params) or None

@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mabench.kernels.core.groups import exchange_members
+
 
 @njit(cache=True)
 def fixed_groups(order, k):
@@ -225,14 +227,7 @@ def apply_swap(Z, members, grp, pos, sums, x, y):
     """
     u = grp[x]
     v = grp[y]
-    su = pos[x]
-    sv = pos[y]
-    members[u, su] = y
-    members[v, sv] = x
-    grp[x] = v
-    grp[y] = u
-    pos[x] = sv
-    pos[y] = su
+    exchange_members(members, grp, pos, x, y)
     for t in range(Z.shape[1]):
         delta = Z[y, t] - Z[x, t]
         sums[u, t] += delta

@@ -167,39 +167,48 @@ def _heap_set(hv, hi, hs, pos, v, i, s):
 
 
 @njit(cache=True)
-def _heap_push(hv, hi, hs, size, v, i, s):
-    """Push (v, i, stamp s) onto the min-heap ordered by (v, i); returns the new size (arrays may grow)."""
-    pos = size
-    size += 1
+def _heap_before(va, ia, vb, ib):
+    """The heap's order: (va, ia) comes before (vb, ib) — smaller value, equal values to the lower slot."""
+    return va < vb or (va == vb and ia < ib)
+
+
+@njit(cache=True)
+def _sift_up(hv, hi, hs, pos, v, i, s):
+    """Put (v, i, stamp s) into the hole at ``pos``, moving it up past the entries it comes before."""
     while pos > 0:
         parent = (pos - 1) // 2
-        if hv[parent] < v or (hv[parent] == v and hi[parent] < i):
+        if _heap_before(hv[parent], hi[parent], v, i):
             break
         _heap_set(hv, hi, hs, pos, hv[parent], hi[parent], hs[parent])
         pos = parent
     _heap_set(hv, hi, hs, pos, v, i, s)
-    return size
+
+
+@njit(cache=True)
+def _heap_push(hv, hi, hs, size, v, i, s):
+    """Push (v, i, stamp s) onto the min-heap ordered by (v, i); returns the new size (the caller grows full arrays)."""
+    _sift_up(hv, hi, hs, size, v, i, s)
+    return size + 1
 
 
 @njit(cache=True)
 def _heap_pop(hv, hi, hs, size):
-    """Remove the top of the heap; returns the new size."""
+    """Remove the top of the heap; returns the new size.
+
+    The hole left at the top moves down to a leaf, each time filled by its smaller child; the last
+    entry then goes into it by :func:`_sift_up` (as Python's heapq: fewer comparisons than sifting
+    the last entry down, and one sift for push and pop). The layout can differ from a sift-down's; the
+    top, the least (v, i), which is all kWD reads, cannot."""
     size -= 1
-    v = hv[size]
-    i = hi[size]
-    s = hs[size]
     pos = 0
-    while True:
-        c = 2 * pos + 1
-        if c >= size:
-            break
-        if c + 1 < size and (hv[c + 1] < hv[c] or (hv[c + 1] == hv[c] and hi[c + 1] < hi[c])):
+    c = 1
+    while c < size:
+        if c + 1 < size and _heap_before(hv[c + 1], hi[c + 1], hv[c], hi[c]):
             c += 1
-        if v < hv[c] or (v == hv[c] and i < hi[c]):
-            break
         _heap_set(hv, hi, hs, pos, hv[c], hi[c], hs[c])
         pos = c
-    _heap_set(hv, hi, hs, pos, v, i, s)
+        c = 2 * pos + 1
+    _sift_up(hv, hi, hs, pos, hv[size], hi[size], hs[size])
     return size
 
 

@@ -31,6 +31,12 @@ from mabench.kernels.spatial.kdtree import SLACK, TINY, kd_delete, kd_nearest_k,
 REBUILD = 0.75  # rebuild the tree over the remaining records once fewer than this share of it is left
 SHELL_REBUILD = 0.9  # re-sort the shell order once fewer than this share of its slots are left: grouped
                      # slots in the band are read like live ones (MDAV 10 % faster than at 0.75, 300,000 x 10)
+# In few dimensions the queries are cheap and the rebuilds are what costs (MDAV at 10^6 x 3, one thread, CPU:
+# tree rebuilds 23 % and shell re-sorts most of the centroid step's 28 % at the shares above), so from
+# LOW_D attributes down the tree and the shell order are rebuilt less often (docs/scaling.md).
+LOW_D = 3
+REBUILD_LOW_D = 0.5
+SHELL_REBUILD_LOW_D = 0.75
 
 
 @njit(cache=True)
@@ -508,7 +514,7 @@ def fresh_tree(Z, labels, pos):
 def start_iteration(Z, labels, pos, left, built, T, KS, KS2, tally):
     """The top of a tree kernel's iteration (MDAV's and CBFS's): progress stored in ``tally``, and the
     tree rebuilt over the remaining records once fewer than ``REBUILD`` of the records it was built
-    over remain (its boxes shrink around them).
+    over remain (its boxes shrink around them; ``REBUILD_LOW_D`` at d <= ``LOW_D``).
 
     Parameters
     ----------
@@ -528,7 +534,7 @@ def start_iteration(Z, labels, pos, left, built, T, KS, KS2, tally):
     """
     if tally is not None:
         tally[0], tally[1] = labels.size - left, labels.size
-    if left < REBUILD * built:
+    if left < (REBUILD_LOW_D if Z.shape[1] <= LOW_D else REBUILD) * built:
         T, KS, KS2 = fresh_tree(Z, labels, pos)
         return T, KS, KS2, left, True
     return T, KS, KS2, built, False
@@ -538,7 +544,7 @@ def start_iteration(Z, labels, pos, left, built, T, KS, KS2, tally):
 def farthest_remaining(Z, ids, labels, slots, left, sums, c, c0, shell, head):
     """The remaining record farthest from the centroid of the remaining records (MDAV's r, CBFS's
     seed), with the centroid brought up to date in ``c`` and the shell order re-sorted around it once
-    too few of its slots remain.
+    fewer than ``SHELL_REBUILD`` of its slots remain (``SHELL_REBUILD_LOW_D`` at d <= ``LOW_D``).
 
     Parameters
     ----------
@@ -556,7 +562,7 @@ def farthest_remaining(Z, ids, labels, slots, left, sums, c, c0, shell, head):
     r : int — the record id of the farthest remaining record (ties to the lowest id).
     """
     slots = centroid_of_remaining(Z, ids, labels, slots, left, sums, c)
-    if left < SHELL_REBUILD * shell.ids.size:
+    if left < (SHELL_REBUILD_LOW_D if Z.shape[1] <= LOW_D else SHELL_REBUILD) * shell.ids.size:
         c0[:] = c
         shell = shell_order(Z, labels, c0)
         head = np.int64(0)
