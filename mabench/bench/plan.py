@@ -486,14 +486,14 @@ def _n_records(ds: DatasetEntry, catalog, generators) -> int | None:
 
 def _data_problems(ds: DatasetEntry, algo_cfg: dict) -> list[str]:
     """What a data set cannot give its algorithms and metrics, found before any job runs, as a run
-    would find them (``runner.layout_for``, ``data.metric_defaults``): a `sampling_weights` or
+    would find them (``layout.layout_for``, ``data.metric_defaults``): a `sampling_weights` or
     `strata` column it lacks (a file: read; a catalog set: its listed columns), strata of a file with
     fewer records than the largest k, and a metric that needs key variables where the data set
     defines none (the workflow passes no metric options: they come from the data set). Generated
     sets' columns are known only once drawn: not checked here."""
     import numpy as np
 
-    from mabench.bench.runner import layout_for
+    from mabench.bench.layout import layout_for
     from mabench.metrics import REGISTRY, applicable, parse_names
     from mabench.plugin import split_aggregation
 

@@ -1,7 +1,7 @@
 """What makes reading a file of millions of rows with a text stratum fast gives the same answers as a
 plain row-by-row reading: a text column is judged by its distinct values weighted by their counts
 (mabench.data.columns.kind), and the strata are numbered by pandas.factorize
-(mabench.bench.runner._stratum_codes) as a dict of key tuples numbers them."""
+(mabench.bench.layout._stratum_codes) as a dict of key tuples numbers them."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mabench.bench.runner import _stratum_codes
+from mabench.bench.layout import _stratum_codes
 from mabench.data import columns as kinds
 from mabench.errors import UserError
 
