@@ -114,6 +114,26 @@ def _shown(value) -> str:
     return repr(value)
 
 
+def _stratum_codes(cols: list, names: list) -> tuple[np.ndarray, list]:
+    """(each record's stratum code, numbered in order of first appearance; each stratum's key, the
+    values of its first record) of the key columns ``cols``: records whose values are equal in every
+    column (as Python compares them: 1 == 1.0, 0.0 == -0.0) share a stratum. A missing value is an
+    input error naming the first record that has one."""
+    import pandas as pd
+
+    own = [pd.factorize(col, use_na_sentinel=True) for col in cols]
+    gaps = np.column_stack([c < 0 for c, _ in own])
+    if gaps.any():
+        i = int(np.flatnonzero(gaps.any(axis=1))[0])
+        raise UserError(f"strata column {names[int(np.argmax(gaps[i]))]!r}: row {i + 1} is missing; "
+                        "give every record a stratum")
+    codes = np.zeros(len(cols[0]), dtype=np.int64)
+    for c, values in own:
+        codes, _ = pd.factorize(codes * len(values) + c)  # the key so far and this column, numbered anew
+    _, first = np.unique(codes, return_index=True)
+    return codes.astype(np.int64, copy=False), list(zip(*[col[first].tolist() for col in cols]))
+
+
 def layout_for(ds, agg: dict, extra: dict | None = None):
     """(the data set of the variables only, its Layout); ``extra`` holds columns that are not
     variables (e.g. a DataFrame's text columns) that ``strata`` or ``sampling_weights`` may name."""
@@ -150,16 +170,9 @@ def layout_for(ds, agg: dict, extra: dict | None = None):
         twice = [c for i, c in enumerate(names) if c in names[:i]]
         if twice:  # the same column twice would define the same strata: surely a typo for another column
             raise UserError(f"strata names column {twice[0]!r} twice; list each column once")
-        cols = [_column(c, ds, extra, "strata", "name the columns that define the strata") for c in names]
-        keys = list(zip(*[np.asarray(c).tolist() for c in cols]))
-        codes, seen = np.empty(len(keys), dtype=np.int64), {}
-        for i, key in enumerate(keys):
-            if any(v is None or (isinstance(v, float) and v != v) for v in key):
-                j = next(j for j, v in enumerate(key) if v is None or (isinstance(v, float) and v != v))
-                raise UserError(f"strata column {names[j]!r}: row {i + 1} is missing; give every record a stratum")
-            codes[i] = seen.setdefault(key, len(seen))
-        layout.strata = codes
-        layout.stratum_names = [", ".join(f"{c}={_shown(v)}" for c, v in zip(names, key)) for key in seen]
+        cols = [np.asarray(_column(c, ds, extra, "strata", "name the columns that define the strata")) for c in names]
+        layout.strata, keys = _stratum_codes(cols, names)
+        layout.stratum_names = [", ".join(f"{c}={_shown(v)}" for c, v in zip(names, key)) for key in keys]
         taken += names
     keep = [j for j, c in enumerate(ds.columns) if c not in taken]
     if not keep:

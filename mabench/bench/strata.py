@@ -68,19 +68,26 @@ def stratum_partition(algorithm: str, own: dict, x: np.ndarray, raw: np.ndarray 
 
 
 def run_strata(tasks: list[tuple], spread: Spread):
-    """:func:`stratum_partition` of every argument tuple in ``tasks``, in their order (one at a time as
-    they are consumed when serial, so that progress is told stratum by stratum)."""
+    """:func:`stratum_partition` of every argument tuple in ``tasks``, in their order, each as soon as it
+    and the strata before it are done (so that progress is told stratum by stratum)."""
     if spread.serial or len(tasks) <= 1:
         return (stratum_partition(*t) for t in tasks)
     if spread.executor == "dask":
         return _on_dask(tasks, spread.scheduler)
+    return _in_processes(tasks, min(spread.jobs, len(tasks)))
+
+
+def _in_processes(tasks: list[tuple], workers: int):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    workers = min(spread.jobs, len(tasks))
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
         futures = [pool.submit(stratum_partition, *t, True) for t in tasks]
-        return [f.result() for f in futures]
+        for future in futures:
+            yield future.result()
+    finally:  # also when the caller stops early (a stratum's partition refused): nothing left running
+        pool.shutdown(cancel_futures=True)
 
 
 def _on_dask(tasks: list[tuple], scheduler: str | None) -> list:

@@ -32,16 +32,27 @@ def kind(series: pd.Series) -> str:
     observed = series.dropna()
     if observed.empty:
         return TEXT
+    if pd.api.types.infer_dtype(observed, skipna=False) == "string":
+        # strings only (no true/false): each distinct value judged once, weighted by how often it occurs
+        # (a stratum or region column of ten million rows holds a few hundred distinct values)
+        tally = observed.value_counts(sort=False)
+        return _text_kind(pd.Series(tally.index), tally.to_numpy())
     if observed.map(lambda v: isinstance(v, (bool, np.bool_))).any():
         return TRUE_FALSE if observed.map(lambda v: isinstance(v, (bool, np.bool_))).all() else TEXT
-    converted = pd.to_numeric(observed, errors="coerce")
-    if converted.notna().all():
+    return _text_kind(observed, np.ones(len(observed), dtype=np.int64))
+
+
+def _text_kind(values: pd.Series, count: np.ndarray) -> str:
+    """:func:`kind` of values that are not true/false, value i occurring ``count[i]`` times."""
+    converted = pd.to_numeric(values, errors="coerce").notna().to_numpy(dtype=bool)
+    if converted.all():
         return NUMBER
-    text = observed.astype(str).str.strip()
-    separated = text.map(lambda v: bool(_SEPARATED.match(v)))
-    if separated.any() and (converted.notna() | separated).all():
+    text = values.astype(str).str.strip()
+    separated = text.map(lambda v: bool(_SEPARATED.match(v))).to_numpy(dtype=bool)
+    numeric = converted | separated
+    if separated.any() and numeric.all():
         return NUMBER_AS_TEXT
-    if (converted.notna() | separated).mean() > 0.5:  # numbers with a few typos ("x", "n/a"): not text
+    if 2 * int(count[numeric].sum()) > int(count.sum()):  # numbers with a few typos ("x", "n/a"): not text
         return NUMBER_AS_TEXT
     return TEXT
 
