@@ -9,6 +9,7 @@ installed (building the wheel uses the same package index pip already uses for t
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
@@ -86,10 +87,29 @@ def _fresh_venv(tmp: Path, wheel: Path) -> Path:
     return env_dir
 
 
+@pytest.fixture(scope="session")
+def fresh_install(tmp_path_factory) -> Path:
+    """The fresh venv with the checkout's wheel installed, built once per `make test` and shared by the
+    tests that install (here and tests/plugins/test_workflow_installed.py) and by both xdist workers
+    (a lock in the session's shared temporary folder: the first worker builds, the other waits and
+    reuses). The tests only run its commands and write into their own folders."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the folder every worker's basetemp is in
+    tmp = root / "fresh-install"
+    with open(root / "fresh-install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (tmp / "installed").is_file():
+            shutil.rmtree(tmp, ignore_errors=True)  # what a failed build left
+            tmp.mkdir()
+            _fresh_venv(tmp, _build_wheel(tmp))
+            (tmp / "installed").touch()
+    return tmp / "fresh"
+
+
 @pytest.mark.slow
-def test_wheel_in_a_fresh_venv_outside_the_checkout(tmp_path):
-    wheel = _build_wheel(tmp_path)
-    env_dir = _fresh_venv(tmp_path, wheel)
+def test_wheel_in_a_fresh_venv_outside_the_checkout(tmp_path, fresh_install):
+    env_dir = fresh_install
     py, cli = env_dir / "bin" / "python", env_dir / "bin" / "mabench"
     work = tmp_path / "elsewhere"
     work.mkdir()

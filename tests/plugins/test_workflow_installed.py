@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from api.test_install import _build_wheel, _env, _fresh_venv, _run
+from api.test_install import _env, _run, fresh_install  # noqa: F401  (the shared installed wheel)
 from mabench.cli import build_parser, main
 from mabench.cli import workflow as cli_workflow
 from support import ROOT
@@ -61,8 +61,8 @@ def planned_jobs(dry_run_output: str) -> dict[str, int]:
 
 
 @pytest.mark.slow
-def test_workflow_from_a_non_editable_install_with_a_user_plugin(tmp_path):
-    env_dir = _fresh_venv(tmp_path, _build_wheel(tmp_path))
+def test_workflow_from_a_non_editable_install_with_a_user_plugin(tmp_path, fresh_install):
+    env_dir = fresh_install
     cli = env_dir / "bin" / "mabench"
     work = tmp_path / "mybench"
     work.mkdir()

@@ -41,10 +41,13 @@ def compared():
     rows = registry[registry["dataset"].isin(REAL) & deterministic & (registry["metric"] == "il") & ~own_tests]
     cells = rows[["algorithm", "params", "dataset", "dataset_params", "k"]].drop_duplicates()
     results = []
-    for cell in cells.itertuples(index=False):
-        params = published.parse_params(cell.params)
-        spec = f"{cell.dataset}[{cell.dataset_params}]" if cell.dataset_params else cell.dataset
-        results.append(runner.run_cell(cell.algorithm, spec, int(cell.k), 0, params).record)
+    # every k of one (method, parameters, data set) in one call, as a batch job runs them: the data
+    # are loaded and standardized once per group instead of once per cell
+    for (algorithm, params, dataset, dataset_params), group in cells.groupby(
+            ["algorithm", "params", "dataset", "dataset_params"], sort=False, dropna=False):
+        spec = f"{dataset}[{dataset_params}]" if dataset_params else dataset
+        ks = sorted({int(k) for k in group["k"]})
+        results += [cell.record for cell in runner.run_cells(algorithm, spec, ks, 0, published.parse_params(params))]
     return published.compare(rows, pd.DataFrame(results))
 
 
