@@ -1,4 +1,5 @@
-"""The "k smallest so far" insertion step (mabench/kernels/core/select.py) against plain NumPy.
+"""The "k smallest so far" insertion step and the quickselect (mabench/kernels/core/select.py)
+against plain NumPy.
 
 Values are drawn from a handful of integers so that most lists hold ties: the ordered step must keep
 the lowest indices among equal values, the ranked step the lowest ranks whatever the order offered.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from mabench.kernels.core.select import keep_smallest, keep_smallest_ranked
+from mabench.kernels.core.select import keep_smallest, keep_smallest_ranked, select_by_key
 
 values = st.lists(st.integers(0, 4).map(float), min_size=0, max_size=40)
 
@@ -52,3 +53,25 @@ def test_keep_smallest_ranked_matches_a_sort_in_any_offer_order(vals, want, rnd)
     assert cnt == min(want, v.size)
     assert top_d[:cnt].tolist() == ref_d.tolist()
     assert top_i[:cnt].tolist() == ref_i.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 4).map(float), min_size=1, max_size=40), st.data())
+def test_select_by_key_puts_the_order_statistic_in_place(vals, data):
+    """On one column of a (n, 3) array (a strided key, as the k-d tree's split passes it), over a
+    sub-range of the indices: the range is permuted, nothing outside it moves, and the key at kth is
+    the kth smallest of the range with no larger key before it and no smaller one after it."""
+    n = len(vals)
+    Z = np.zeros((n, 3))
+    Z[:, 1] = vals
+    lo = data.draw(st.integers(0, n - 1))
+    hi = data.draw(st.integers(lo + 1, n))
+    kth = data.draw(st.integers(lo, hi - 1))
+    idx = np.arange(n)[::-1].copy()
+    before = idx.copy()
+    select_by_key(Z[:, 1], idx, lo, hi, kth)
+    keys = Z[idx, 1]
+    assert sorted(idx[lo:hi].tolist()) == sorted(before[lo:hi].tolist())
+    assert idx[:lo].tolist() == before[:lo].tolist() and idx[hi:].tolist() == before[hi:].tolist()
+    assert keys[kth] == np.sort(Z[before[lo:hi], 1])[kth - lo]
+    assert (keys[lo:kth] <= keys[kth]).all() and (keys[kth + 1:hi] >= keys[kth]).all()

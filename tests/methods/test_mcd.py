@@ -35,7 +35,7 @@ def contaminated(n, p, seed, share=0.15, shift=10.0):
 def _scratch(n, p):
     return dict(chosen=np.zeros(n, dtype=bool), dist=np.empty(n), s_loc=np.empty(p), s_cov=np.empty((p, p)),
                 s_chosen=np.zeros(n, dtype=bool), precision=np.empty((p, p)), values=np.empty(p),
-                vectors=np.empty((p, p)), work=np.empty((p, p)), sel_work=np.empty(n))
+                vectors=np.empty((p, p)), work=np.empty((p, p)), sel_work=np.empty(n, dtype=np.int64))
 
 
 # ----------------------------------------------------------------------------- deterministic parts

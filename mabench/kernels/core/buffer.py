@@ -128,11 +128,44 @@ def centroid(W, ids, alive, slots, left, sums, c):
     -------
     int — the slots in use after a possible compaction.
     """
-    if (slots - left) * 8 > slots:
+    if sums_due(slots, left):
         slots = compact(W, ids, alive, slots, sums)
-    for j in range(W.shape[0]):
-        c[j] = sums[j] / left
+    mean_of_sums(sums, left, c)
     return slots
+
+
+@njit(cache=True, inline="always")
+def sums_due(slots, left):
+    """The running centroid's schedule, one rule for the buffer (:func:`centroid`) and for the tree
+    path, which replays it on the records' own layout (kernels/spatial/treegroups.py): recompute the
+    column sums afresh once more than 1/8 of the slots are dead.
+
+    Parameters
+    ----------
+    slots : int — slots in use; left : int — records that remain among them.
+
+    Returns
+    -------
+    bool — whether the sums are recomputed now.
+    """
+    return (slots - left) * 8 > slots
+
+
+@njit(cache=True, inline="always")
+def mean_of_sums(sums, left, c):
+    """``c = sums / left``, column by column: the running centroid of both paths.
+
+    Parameters
+    ----------
+    sums : (d,) float64 — the remaining records' column sums; left : int — how many remain.
+    c : (d,) float64 — filled: their mean.
+
+    Returns
+    -------
+    None.
+    """
+    for j in range(c.size):
+        c[j] = sums[j] / left
 
 
 @njit(cache=True)

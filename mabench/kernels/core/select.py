@@ -3,6 +3,9 @@ one insertion step every "k smallest so far" list in the kernels uses.
 
 (The argmin over alive slots these methods also use is ``distances.argmin_alive``.)
 
+:func:`select_by_key` is the one quickselect: the k-d tree's split (record ids keyed by one column)
+and MCD's h-th smallest distance (positions keyed by the distances) both use it.
+
 :func:`keep_smallest` and :func:`keep_smallest_ranked` keep a list of the ``want`` smallest values
 offered so far, ascending, in place. The first is for candidates offered in increasing index order
 (a tie keeps the earlier one, so the lowest index wins); the second for candidates offered in any
@@ -21,6 +24,60 @@ from __future__ import annotations
 from numba import njit
 
 from mabench.kernels.core.buffer import forget
+
+
+@njit(cache=True)
+def select_by_key(key, idx, lo, hi, kth):
+    """Reorder idx[lo:hi] so that the keys key[idx[i]] before ``kth`` are <= and after it >= its key:
+    Hoare's selection with a median-of-three pivot (equal keys are split evenly, so tied data stay
+    linear). Which of several equal keys lands at ``kth`` depends only on the keys' order in
+    ``idx``, so a caller that needs a tie rule applies it to the key value found there.
+
+    Parameters
+    ----------
+    key : (n,) float64 — the keys (any stride; e.g. one column of the records).
+    idx : (>= hi,) int64 — indices into ``key``; idx[lo:hi] is reordered in place.
+    lo, hi : int — the range (lo <= kth < hi).
+    kth : int — the place to fill with its order statistic.
+
+    Returns
+    -------
+    None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> key, idx = np.array([5.0, 1.0, 3.0, 1.0]), np.arange(4)
+    >>> select_by_key(key, idx, 0, 4, 2)
+    >>> float(key[idx[2]])
+    3.0
+    """
+    left = lo
+    right = hi - 1
+    while right > left:
+        a = key[idx[left]]
+        b = key[idx[(left + right) // 2]]
+        c = key[idx[right]]
+        pivot = max(min(a, b), min(max(a, b), c))
+        i = left
+        j = right
+        while i <= j:
+            while key[idx[i]] < pivot:
+                i += 1
+            while key[idx[j]] > pivot:
+                j -= 1
+            if i <= j:
+                t = idx[i]
+                idx[i] = idx[j]
+                idx[j] = t
+                i += 1
+                j -= 1
+        if kth <= j:
+            right = j
+        elif kth >= i:
+            left = i
+        else:
+            break
 
 
 @njit(cache=True)

@@ -57,7 +57,7 @@ def concentrate(X, rows, h, loc, cov, steps, chosen, dist, s_loc, s_cov, s_chose
     steps : int — at most this many C-steps.
     chosen : (m,) bool — the result's h-subset.
 dist, s_loc, s_cov, s_chosen, precision, values, vectors, work, sel_work : arrays — scratch of shapes (m,), (p,), (p,
-        p), (m,), (p, p), (p,), (p, p), (p, p), (m,).
+        p), (m,), (p, p), (p,), (p, p), (p, p), (m,) int64.
 
     Returns
     -------
@@ -178,7 +178,7 @@ def fast_mcd(X: np.ndarray, h: int, seed: np.uint64, trials: int, subset_size: i
     state[0] = seed
     # scratch, sized for the largest record set used (all n)
     dist = np.empty(n)
-    sel_work = np.empty(n)
+    sel_work = np.empty(n, dtype=np.int64)
     pool = np.empty(n, dtype=np.int64)
     chosen = np.zeros(n, dtype=np.bool_)
     s_chosen = np.zeros(n, dtype=np.bool_)

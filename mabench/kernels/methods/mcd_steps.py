@@ -9,6 +9,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from mabench.kernels.core.select import select_by_key
+
 @numba.njit(cache=True)
 def next_u64(state: np.ndarray) -> np.uint64:
     """SplitMix64 (Steele, Lea & Flood 2014): the stream's next 64-bit word.
@@ -142,52 +144,6 @@ def distances(X: np.ndarray, rows: np.ndarray, loc: np.ndarray, precision: np.nd
 
 
 @numba.njit(cache=True)
-def kth_smallest(work: np.ndarray, k: int) -> float:
-    """The k-th smallest value (0-based) of ``work``, which is reordered: Hoare's selection with a
-    median-of-three pivot (equal values split evenly, so tied data stay linear).
-
-    Parameters
-    ----------
-    work : (m,) float64 — the values (reordered in place).
-    k : int — 0 <= k < m.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> kth_smallest(np.array([5.0, 1.0, 3.0, 1.0]), 2)
-    3.0
-    """
-    lo, hi = 0, work.shape[0] - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        a, b, c = work[lo], work[mid], work[hi]
-        pivot = max(min(a, b), min(max(a, b), c))
-        i, j = lo, hi
-        while i <= j:
-            while work[i] < pivot:
-                i += 1
-            while work[j] > pivot:
-                j -= 1
-            if i <= j:
-                t = work[i]
-                work[i] = work[j]
-                work[j] = t
-                i += 1
-                j -= 1
-        if k <= j:
-            hi = j
-        elif k >= i:
-            lo = i
-        else:
-            return work[k]
-    return work[k]
-
-
-@numba.njit(cache=True)
 def smallest(dist: np.ndarray, h: int, chosen: np.ndarray, work: np.ndarray) -> None:
     """``chosen[i]`` for the h smallest ``dist[i]``; equal distances at the cut go to lower i.
 
@@ -196,7 +152,7 @@ def smallest(dist: np.ndarray, h: int, chosen: np.ndarray, work: np.ndarray) -> 
     dist : (m,) float64 — the distances.
     h : int — how many to choose (1 <= h <= m).
     chosen : (m,) bool — filled: the h chosen.
-    work : (>= m,) float64 — scratch.
+    work : (>= m,) int64 — scratch.
 
     Returns
     -------
@@ -204,8 +160,9 @@ def smallest(dist: np.ndarray, h: int, chosen: np.ndarray, work: np.ndarray) -> 
     """
     m = dist.shape[0]
     for i in range(m):
-        work[i] = dist[i]
-    cut = kth_smallest(work[:m], h - 1)
+        work[i] = i
+    select_by_key(dist, work, 0, m, h - 1)
+    cut = dist[work[h - 1]]
     below = 0
     for i in range(m):
         chosen[i] = dist[i] < cut

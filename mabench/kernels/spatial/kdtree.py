@@ -26,7 +26,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from mabench.kernels.core.select import keep_smallest_ranked
+from mabench.kernels.core.select import keep_smallest_ranked, select_by_key
 
 LEAF = 64          # records per leaf (MDAV at 300,000 x 10: 16 -> 64 saved 20 %, 128 lost it again)
 SLACK = 1e-9       # relative slack on the bounds (rounding error is ~1e-15 relative) ...
@@ -52,39 +52,6 @@ def tree_pays(from_size, n: int, d: int) -> bool:
         if d <= max_d:
             return n >= min_n
     return False
-
-
-@njit(cache=True)
-def _select(Z, rec, lo, hi, kth, dim):
-    """Reorder rec[lo:hi] so that keys Z[rec[i], dim] before ``kth`` are <= and after it >= its key
-    (Hoare quickselect, median-of-three pivot; equal keys are split evenly). Any split is correct:
-    boxes are measured from the records that land in them."""
-    left = lo
-    right = hi - 1
-    while right > left:
-        a = Z[rec[left], dim]
-        b = Z[rec[(left + right) // 2], dim]
-        c = Z[rec[right], dim]
-        pivot = max(min(a, b), min(max(a, b), c))
-        i = left
-        j = right
-        while i <= j:
-            while Z[rec[i], dim] < pivot:
-                i += 1
-            while Z[rec[j], dim] > pivot:
-                j -= 1
-            if i <= j:
-                t = rec[i]
-                rec[i] = rec[j]
-                rec[j] = t
-                i += 1
-                j -= 1
-        if kth <= j:
-            right = j
-        elif kth >= i:
-            left = i
-        else:
-            break
 
 
 KDTree = namedtuple("KDTree", "P rec leaf_of start end left right parent lo hi count alive PT norm")
@@ -158,7 +125,7 @@ def kd_build(Z, ids):
                 leaf_of[i] = v
             continue
         mid = (s + e) // 2
-        _select(Z, rec, s, e, mid, split)
+        select_by_key(Z[:, split], rec, s, e, mid)  # any split is correct: boxes are measured from the records in them
         for child, cs, ce in ((nodes, s, mid), (nodes + 1, mid, e)):
             start[child] = cs
             end[child] = ce

@@ -24,7 +24,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from mabench.kernels.core.buffer import UNASSIGNED
+from mabench.kernels.core.buffer import UNASSIGNED, mean_of_sums, sums_due
 from mabench.kernels.core.groups import assign_leftovers
 from mabench.kernels.spatial.kdtree import SLACK, TINY, kd_delete, kd_nearest_k, kd_remaining, kd_scratch
 
@@ -72,8 +72,9 @@ def resum(Z, ids, labels, slots, sums):
 
 @njit(cache=True)
 def centroid_of_remaining(Z, ids, labels, slots, left, sums, c):
-    """buffer.centroid's schedule and arithmetic without the buffer: the sums are recomputed
-    afresh when more than 1/8 of the slots are gone; returns the slot count.
+    """buffer.centroid on the records' own layout (its rule :func:`~mabench.kernels.core.buffer.sums_due`
+    and its mean :func:`~mabench.kernels.core.buffer.mean_of_sums`), :func:`resum` in place of the
+    buffer's compaction; returns the slot count.
 
     Parameters
     ----------
@@ -89,10 +90,9 @@ def centroid_of_remaining(Z, ids, labels, slots, left, sums, c):
     -------
     int — the slot count after a possible compaction.
     """
-    if (slots - left) * 8 > slots:
+    if sums_due(slots, left):
         slots = resum(Z, ids, labels, slots, sums)
-    for j in range(Z.shape[1]):
-        c[j] = sums[j] / left
+    mean_of_sums(sums, left, c)
     return slots
 
 
