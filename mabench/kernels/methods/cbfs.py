@@ -16,9 +16,9 @@ from mabench.kernels.core import counter
 from mabench.kernels.core.buffer import UNASSIGNED, centroid, compact, scratch, work_buffer
 from mabench.kernels.core.groups import close_tail
 from mabench.kernels.core.nearest import farthest_group
+from mabench.kernels.spatial.shell import shell_farthest, shell_order
 from mabench.kernels.spatial.treegroups import (all_alive, close_tree_tail, farthest_remaining, group_from_tree,
-                                                load_position, nearest_of_two, shell_farthest, shell_order,
-                                                start_iteration, take_group, tree_start)
+                                                load_position, nearest_of_two, start_iteration, take_group, tree_start)
 from mabench.kernels.spatial.index_choice import use_pair, use_tree
 
 

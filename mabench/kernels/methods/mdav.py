@@ -10,9 +10,10 @@ from mabench.kernels.core.buffer import UNASSIGNED, compact, centroid, scratch, 
 from mabench.kernels.core.distances import argmax_alive
 from mabench.kernels.core.groups import close_tail
 from mabench.kernels.core.nearest import farthest_group, group_around
+from mabench.kernels.spatial.shell import shell_farthest, shell_order
 from mabench.kernels.spatial.treegroups import (all_alive, centroid_of_remaining, close_tree_tail, far_and_near,
-                                                farthest_remaining, group_from_tree, load_position, shell_farthest,
-                                                shell_order, start_iteration, take_group, tree_start)
+                                                farthest_remaining, group_from_tree, load_position, start_iteration,
+                                                take_group, tree_start)
 from mabench.kernels.spatial.index_choice import use_pair, use_tree
 
 TAIL_3K = 0  # MDAV-generic: pairs while >= 3k left; 2k..3k-1 -> one group + the rest
