@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pytest
 
+from oracles.pruefer import pruefer_edges
 from support import ROOT, assert_user_error, main_in_process as main, work  # noqa: F401 (the fixture)
 from mabench import discovery
 from mabench.errors import UserError
@@ -120,24 +121,6 @@ def test_sim1_with_no_records_says_so(work, capsys):
     assert_user_error(main(capsys, "run", "mdav", "sim1[n=0]", "-k", "2"), "n=0 is out of range")
 
 
-def _pruefer_reference(rng, d):
-    """The O(d^2) decoding (smallest leaf by a scan), as the thesis_ch6 generator did before."""
-    if d < 2:
-        return []
-    seq = [int(v) for v in rng.integers(0, d, size=d - 2)] if d > 2 else []
-    degree = [1] * d
-    for v in seq:
-        degree[v] += 1
-    edges = []
-    for v in seq:
-        leaf = min(u for u in range(d) if degree[u] == 1)
-        edges.append((leaf, v))
-        degree[leaf] -= 1
-        degree[v] -= 1
-    edges.append(tuple(x for x in range(d) if degree[x] == 1))
-    return edges
-
-
 def _ch6():
     import importlib
 
@@ -148,7 +131,7 @@ def _ch6():
 def test_pruefer_decoding_is_the_same_tree_as_the_scan(d):
     ch6 = _ch6()
     for seed in range(4):
-        assert ch6.pruefer_tree(np.random.default_rng(seed), d) == _pruefer_reference(np.random.default_rng(seed), d)
+        assert ch6.pruefer_tree(np.random.default_rng(seed), d) == pruefer_edges(np.random.default_rng(seed), d)
 
 
 def test_pruefer_decoding_is_not_quadratic():
@@ -156,7 +139,7 @@ def test_pruefer_decoding_is_not_quadratic():
     The bound compares with the scan at d = 1,500 measured in the same run (no absolute timing)."""
     ch6 = _ch6()
     t = time.perf_counter()
-    _pruefer_reference(np.random.default_rng(0), 1500)
+    pruefer_edges(np.random.default_rng(0), 1500)
     scan = time.perf_counter() - t
     t = time.perf_counter()
     ch6.pruefer_tree(np.random.default_rng(0), 10_000)
