@@ -273,13 +273,11 @@ class Result:
         >>> round(r.metrics(["il"])["il"], 4)
         16.9326
         """
-        from mabench.metrics import AVAILABLE_CASES, applicable, evaluate, parse_names
+        from mabench.metrics import applicable, evaluate, parse_names
 
         ctx = self._context(options)
         if names is None:
-            names = applicable(ctx.options)
-            if ctx.observed is not None:  # missing values: the metrics defined on available cases
-                names = [name for name in names if name in AVAILABLE_CASES]
+            names = applicable(ctx.options, available_cases=ctx.observed is not None)
         else:
             names = parse_names(names if isinstance(names, str) else ",".join(names))
         return in_api_terms(evaluate, OPTION_WORDS)(ctx, names)

@@ -303,31 +303,7 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
         z_other = np.ascontiguousarray(z_other, dtype=np.float64)
         return _partition(algo, own, z_other, None, k, seed, layout, NULL, spread, who)[0]
 
-    published = None
-    if layout.observed is not None and per_variable:
-        published = missing.per_variable_values(raw, labels, layout.weights)
-    elif layout.observed is not None:
-        if layout.weights is not None and (np.bincount(labels, weights=layout.weights, minlength=sizes.size) <= 0).any():
-            raise UserError("a group has only zero sampling weights; its weighted mean is undefined "
-                            "(give positive weights, or drop the weights)")
-        published = missing.group_values(raw, labels, sizes.size, layout.weights)
-    elif not layout.plain_means and not per_variable:
-        if layout.weights is not None:
-            totals = np.bincount(labels, weights=layout.weights, minlength=sizes.size)
-            if (totals <= 0).any():
-                g = int(np.flatnonzero(totals <= 0)[0])
-                raise UserError(f"group {g} has only zero sampling weights; its weighted {layout.measure} is undefined "
-                                "(give positive weights, or drop the weights)")
-        published = aggregate(raw, labels, sizes.size, layout.measure, layout.trim, layout.weights)
-    if per_variable and not layout.plain_means and layout.observed is None:
-        published = _per_variable_values(raw, labels, layout)
-    if per_variable:
-        ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options, rerun, published)
-    else:
-        ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun, published)
-    if layout.observed is not None:
-        ctx.observed = layout.observed
-        ctx.__dict__["masked"] = missing.masked_values(ds.values, ctx.labels, published, layout.fill)
+    ctx = _context(ds, z, labels, options, _published(raw, labels, layout), layout, rerun)
     start, cpu_start = time.perf_counter(), time.process_time()
     values = {}
     for i, name in enumerate(metrics):  # one at a time, so a long one is named while it runs
@@ -349,6 +325,41 @@ def _cell(algo, resolved, ds, z, k, seed, metrics, options, x_in=None, layout: L
         per_variable=per_variable, info=info or None,
     ).as_dict()
     return CellResult(record, labels, list(ds.columns), ctx)
+
+
+def _published(raw: np.ndarray, labels: np.ndarray, layout: Layout) -> np.ndarray | None:
+    """What a partition publishes where a group's value is not its plain mean (another measure,
+    sampling weights, or the mean of the observed values under missing=available): (g, d) group values,
+    or (n, d) record values of a per-variable partition; None for plain means."""
+    observed = layout.observed is not None
+    if labels.ndim == 2:
+        if observed:
+            return missing.per_variable_values(raw, labels, layout.weights)
+        return None if layout.plain_means else _per_variable_values(raw, labels, layout)
+    if layout.plain_means and not observed:
+        return None
+    g = int(labels.max()) + 1
+    if layout.weights is not None:
+        totals = np.bincount(labels, weights=layout.weights, minlength=g)
+        if (totals <= 0).any():
+            raise UserError(f"group {int(np.flatnonzero(totals <= 0)[0])} has only zero sampling weights; its "
+                            f"weighted {layout.measure} is undefined (give positive weights, or drop the weights)")
+    if observed:
+        return missing.group_values(raw, labels, g, layout.weights)
+    return aggregate(raw, labels, g, layout.measure, layout.trim, layout.weights)
+
+
+def _context(ds, z: np.ndarray, labels: np.ndarray, options: dict, published, layout: Layout, rerun=None):
+    """The metrics' view of a scored partition (a run's or a given one): per variable or not, with the
+    observed cells and the masked values under missing=available."""
+    if labels.ndim == 2:
+        ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options, rerun, published)
+    else:
+        ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, rerun, published)
+    if layout.observed is not None:
+        ctx.observed = layout.observed
+        ctx.__dict__["masked"] = missing.masked_values(ds.values, ctx.labels, published, layout.fill)
+    return ctx
 
 
 def _per_variable_values(raw: np.ndarray, labels: np.ndarray, layout: Layout) -> np.ndarray:
@@ -400,18 +411,6 @@ def evaluate_partition(dataset: str, partition_path, k: int | None = None, seed:
     return record
 
 
-def _available_cases(ds, labels: np.ndarray, layout, agg: dict) -> np.ndarray:
-    """missing=available on data with NaN: the observed cells, after the checks a run makes (the group
-    values are means of the observed values, so no other measure)."""
-    if layout.measure != "mean":
-        raise UserError(f"measure={layout.measure} cannot take missing values; missing=available publishes each "
-                        "group's (weighted) mean of the observed values, so drop measure")
-    if labels.ndim == 2 and agg["fill"]:
-        raise UserError(f"a per-variable partition (onedims) {missing.FILL_PER_VARIABLE}")
-    layout.fill = bool(agg["fill"])
-    return ~np.isnan(ds.values)
-
-
 def aggregation_of(given: dict | None) -> dict:
     """The aggregation parameters (measure, trim, sampling_weights, strata), checked, defaults filled in."""
     given = dict(given or {})
@@ -432,13 +431,14 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
     ``k``: the minimum group size of a per-variable partition on data with missing values, counted
     over each variable's observed records (its records missing the variable are a group of their own,
     as a run writes it; the callers check every other partition's k as they read it)."""
-    observed = None
+    layout = Layout()
     column_sizes = None  # per-variable with missing values: each variable's observed groups' sizes
     if aggregation is not None:
         agg = aggregation_of(aggregation)
         ds, layout = layout_for(ds, agg, extra)
         if agg["missing"] == "available" and np.isnan(ds.values).any():
-            observed = _available_cases(ds, labels, layout, agg)
+            missing.mark_available(layout, ds.values, agg["fill"],
+                                   "a per-variable partition (onedims)" if labels.ndim == 2 else "")
         if layout.strata is not None:
             flat = labels if labels.ndim == 1 else labels.reshape(labels.shape[0], -1)
             for j in range(1 if flat.ndim == 1 else flat.shape[1]):
@@ -448,23 +448,14 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
                     g = int(spread[0][np.flatnonzero(np.diff(spread[0]) == 0)[0]])
                     raise UserError(f"group {g} spans several strata; a partition made with these strata "
                                     "keeps each group within one (check the strata columns)")
-        if observed is not None and labels.ndim == 2:  # validated as a run's (runner._cell)
+        if layout.observed is not None and labels.ndim == 2:  # validated as a run's (runner._cell)
             try:
-                column_sizes = missing.check_per_variable(labels, observed, k, None, "the partition")
+                column_sizes = missing.check_per_variable(labels, layout.observed, k, None, "the partition")
             except partition.InvalidPartition as exc:
                 raise UserError(f"{exc}; give the partition `mabench run` wrote for these data") from None
-        if observed is not None or not layout.plain_means:
-            raw = np.ascontiguousarray(ds.values, dtype=np.float64)
-            if labels.ndim == 2:
-                published = missing.per_variable_values(raw, labels, layout.weights) if observed is not None \
-                    else _per_variable_values(raw, labels, layout)
-            else:
-                g = int(labels.max()) + 1
-                if layout.weights is not None and (np.bincount(labels, weights=layout.weights, minlength=g) <= 0).any():
-                    raise UserError("a group has only zero sampling weights; its weighted value is undefined "
-                                    "(give positive weights, or drop the weights)")
-                published = missing.group_values(raw, labels, g, layout.weights) if observed is not None \
-                    else aggregate(raw, labels, g, layout.measure, layout.trim, layout.weights)
+        given = _published(np.ascontiguousarray(ds.values, dtype=np.float64), labels, layout)
+        published = published if given is None else given
+    observed = layout.observed
     n = ds.values.shape[0]
     # missing=available: z-scores over the observed values and the metrics on available cases, as a run's
     z = zscore(ds.values, ds.columns) if observed is None else missing.zscore_observed(ds.values)
@@ -474,20 +465,11 @@ def evaluate_labels(ds, labels: np.ndarray, metrics=None, metric_options: dict |
         if labels.shape[1] != z.shape[1]:
             raise UserError(f"the partition has {labels.shape[1]} per-variable columns but the data set has "
                             f"{z.shape[1]} variables; use the partition written for this data set")
-        ctx = per_variable_context(ds.values, z, labels, ds.columns, ds.name, options, published=published)
-    else:
-        ctx = EvalContext(ds.values, z, labels, ds.columns, ds.name, options, published=published)
-    if observed is not None:
-        ctx.observed = observed
-        ctx.__dict__["masked"] = missing.masked_values(ds.values, ctx.labels, published, layout.fill)
+    ctx = _context(ds, z, labels, options, published, layout)
     if kept is not None:
         kept["context"] = ctx
     if metrics is None:
-        metrics = applicable(options)
-        if observed is not None:
-            from mabench.metrics import AVAILABLE_CASES
-
-            metrics = [name for name in metrics if name in AVAILABLE_CASES]
+        metrics = applicable(options, available_cases=observed is not None)
     if column_sizes is None and per_variable:
         for j in range(labels.shape[1]):
             partition.check_given_k(labels[:, j], k, f"the partition's variable {j + 1}")

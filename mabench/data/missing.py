@@ -114,14 +114,21 @@ def available_layout(algo, own: dict, values: np.ndarray, layout, agg: dict) -> 
     the observed cells in ``layout`` (the runner's); returns the z-scores over observed values (NaN kept)."""
     if algo.name not in METHODS or own.get("scale") == "raw":
         raise refuse_method(algo.name if algo.name not in METHODS else f"{algo.name} with scale=raw")
+    mark_available(layout, values, agg["fill"], algo.name if algo.name in PER_VARIABLE else "")
+    return zscore_observed(values)
+
+
+def mark_available(layout, values: np.ndarray, fill, per_variable: str = "") -> None:
+    """missing=available with NaN in the variables, for a run and for a partition given to evaluate:
+    check the measure and ``fill`` can take them (``per_variable``: who ranks each variable alone, when
+    that is so) and mark the observed cells in ``layout``."""
     if layout.measure != "mean":
         raise UserError(f"measure={layout.measure} cannot take missing values; missing=available publishes each "
                         "group's (weighted) mean of the observed values, so drop measure")
-    if algo.name in PER_VARIABLE and agg["fill"]:
-        raise UserError(f"{algo.name} {FILL_PER_VARIABLE}")
+    if per_variable and fill:
+        raise UserError(f"{per_variable} {FILL_PER_VARIABLE}")
     layout.observed = ~np.isnan(values)
-    layout.fill = bool(agg["fill"])
-    return zscore_observed(values)
+    layout.fill = bool(fill)
 
 
 def available_partition(algo, own: dict, z: np.ndarray, observed: np.ndarray, k: int,

@@ -45,10 +45,12 @@ def warm(names, n: int, d: int, k: int, options: dict) -> None:
             done.add(fn)
 
 
-def applicable(options: dict) -> list[str]:
-    """Every registered metric that is defined for a data set with these options."""
+def applicable(options: dict, available_cases: bool = False) -> list[str]:
+    """Every registered metric that is defined for a data set with these options; ``available_cases``:
+    for data with missing values, only those defined on available cases (:data:`AVAILABLE_CASES`)."""
     has_keys = any(key in options for key in ("key_variables", "key_variables_rule", "n_key_variables"))
-    return [name for name, m in REGISTRY.items() if (has_keys or not m.needs_key_variables) and not m.opt_in]
+    return [name for name, m in REGISTRY.items() if (has_keys or not m.needs_key_variables) and not m.opt_in
+            and (not available_cases or name in AVAILABLE_CASES)]
 
 
 def parse_names(text: str | None, default=("il",)) -> list[str]:
