@@ -26,7 +26,6 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from mabench.kernels.core.prefetch import prefetch
 from mabench.kernels.core.select import keep_smallest_ranked, select_by_key
 
 LEAF = 64          # records per leaf (MDAV at 300,000 x 10: 16 -> 64 saved 20 %, 128 lost it again)
@@ -55,7 +54,7 @@ def tree_pays(from_size, n: int, d: int) -> bool:
     return False
 
 
-KDTree = namedtuple("KDTree", "P rec leaf_of start end left right parent lo hi count alive PT norm QT qhead qnorm")
+KDTree = namedtuple("KDTree", "P rec leaf_of start end left right parent lo hi count alive PT norm")
 KDTree.__doc__ = """A k-d tree over n records (:func:`kd_build`), nodes numbered from the root 0.
 
 Per position i (records in leaf order): P (n, d) the records' rows (P[i] = Z[rec[i]]), rec (n,) the
@@ -65,10 +64,7 @@ end (nodes,) its position range, left, right (nodes,) its children (-1 at a leaf
 float32: P leaf by leaf, column-major within a leaf (leaf v's column j starts at start[v]·d +
 j·size(v)), from which kd_nearest_k filters a leaf's records side by side in vector instructions (a
 grouped position's first coordinate there is NaN, so it never passes the filter); norm (1,) the
-largest |P[i]|, for the filter's error bound. QT (n·d,) uint8, laid out as PT: each coordinate as a code
-on a 256-level grid across its leaf's box, read by kd_nearest_k (:func:`quantize_leaves`); qhead (nodes,
-2d + 1) float32 per leaf: the grid's origin (d), its steps (d) and the largest distance of a leaf record
-from its grid point, rounded up; qnorm (1,) the largest ‖origin‖ + ‖255·steps‖ of a leaf."""
+largest |P[i]|, for the filter's error bound."""
 
 
 @njit(cache=True)
@@ -152,80 +148,8 @@ def kd_build(Z, ids):
             PT[start[v] * d + j * m + i - start[v]] = x
             sq += x * x
         norm = max(norm, sq)
-    QT, qhead, qnorm = quantize_leaves(P, start[:nodes], end[:nodes], left[:nodes], lo, hi)
     return KDTree(P, rec, leaf_of, start[:nodes], end[:nodes], left[:nodes], right[:nodes], parent[:nodes],
-                  lo[:nodes], hi[:nodes], count[:nodes], np.ones(n, dtype=np.bool_), PT, np.array([np.sqrt(norm)]),
-                  QT, qhead, np.array([qnorm]))
-
-
-QLEVELS = 255.0  # a leaf coordinate's code: 0..255, one byte (a quarter of PT's bytes per record)
-
-
-@njit(cache=True)
-def quantize_leaves(P, start, end, left, lo, hi):
-    """Each leaf's records as one-byte codes on a grid across the leaf's box, and per leaf the largest
-    distance of a record from its grid point (measured, not assumed, so any rounding is in it).
-
-    Grid point of code c_j in leaf v: origin_j + c_j·step_j (origin = lo rounded to single precision,
-    step = the box's width / 255 in single precision, raised until 255 steps reach the box's top).
-
-    Parameters
-    ----------
-    P : (n, d) float64 — the records in leaf order.
-    start, end, left : (nodes,) int64 — the tree's position ranges and left children (-1 at a leaf).
-    lo, hi : (≥ nodes, d) float64 — the boxes.
-
-    Returns
-    -------
-    QT : (n·d,) uint8 — the codes, leaf by leaf, column-major within a leaf (PT's layout).
-    qhead : (nodes, 2d + 1) float32 — per leaf: origin, steps, the largest distance (rounded up).
-    qnorm : float — the largest ‖origin‖ + ‖255·steps‖ of a leaf.
-    """
-    n, d = P.shape
-    nodes = start.size
-    QT = np.zeros(n * d, dtype=np.uint8)
-    qhead = np.zeros((nodes, 2 * d + 1), dtype=np.float32)
-    qnorm = 0.0
-    for v in range(nodes):
-        if left[v] >= 0:
-            continue
-        s0 = start[v]
-        m = end[v] - s0
-        big = False
-        for j in range(d):
-            big = big or max(abs(lo[v, j]), abs(hi[v, j])) >= F32_MAX
-        if big:  # single precision could overflow: kd_nearest_k computes every record in double
-            qnorm = np.inf
-            continue
-        no = 0.0
-        nw = 0.0
-        for j in range(d):
-            o = np.float32(lo[v, j])
-            if np.float64(o) > lo[v, j]:  # the origin at or below the box, so the steps are >= 0
-                o = np.nextafter(o, np.float32(-np.inf))
-            st = np.float32((hi[v, j] - np.float64(o)) / QLEVELS)
-            while np.float64(o) + QLEVELS * np.float64(st) < hi[v, j]:
-                st = np.nextafter(st, np.float32(np.inf))
-            qhead[v, j] = o
-            qhead[v, d + j] = st
-            no += np.float64(o) * np.float64(o)
-            nw += (QLEVELS * np.float64(st)) ** 2
-        qnorm = max(qnorm, np.sqrt(no) + np.sqrt(nw))
-        far = 0.0
-        for t in range(m):
-            sq = 0.0
-            for j in range(d):
-                x = P[s0 + t, j]
-                o = np.float64(qhead[v, j])
-                st = np.float64(qhead[v, d + j])
-                c = min(max(np.floor((x - o) / st + 0.5), 0.0), QLEVELS) if st > 0.0 else 0.0
-                QT[s0 * d + j * m + t] = np.uint8(c)
-                u = x - (o + c * st)
-                sq += u * u
-            far = max(far, sq)
-        eps = np.float32(np.sqrt(far) * (1.0 + SLACK))
-        qhead[v, 2 * d] = np.nextafter(eps, np.float32(np.inf))
-    return QT, qhead, qnorm
+                  lo[:nodes], hi[:nodes], count[:nodes], np.ones(n, dtype=np.bool_), PT, np.array([np.sqrt(norm)]))
 
 
 @njit(cache=True)
@@ -537,70 +461,6 @@ def _leaf_distances(PT, s0, m, d, p32, dist):
             dist[t] += u * u
 
 
-# kd_nearest_k reads a leaf's one-byte codes first (QT: a quarter of PT's bytes; at 10^6 x 10 the query is
-# bound by reading leaves from memory). With x̂ a record's grid point (:func:`quantize_leaves`), ε_v the
-# leaf's largest |x − x̂| and ũ = fl(fl(c·step) − fl(p − origin)) the single-precision difference:
-#   |ũ − (x̂ − p)| <= F32_ERR·(|c·step| + |p − origin|) <= F32_ERR·(2·qnorm + |p|)   (three roundings),
-# and, as above, sqrt(d̃ / rel) − err <= |x̂ − p|, so |x − p| >= sqrt(d̃ / rel) − err − ε_v. A record is
-# computed in double only when that lower bound does not exceed the current answer's distance.
-
-
-@njit(cache=True, inline="always")
-def _leaf_code_distances(QT, qhead, v, s0, m, d, p, pb, dist):
-    """Single-precision squared distances from p to the grid points of the m records of leaf v
-    (starting at position s0), into dist[:m], each added in attribute order from 0.0.
-
-    Parameters
-    ----------
-    QT : (n·d,) uint8, qhead : (nodes, 2d + 1) float32 — :func:`quantize_leaves`.
-    v, s0, m, d : int — the leaf, its first position, its size, the attributes.
-    p : (d,) float64 — the point.
-    pb : (d,) float32 — scratch: p − the leaf's origin.
-    dist : (≥ m,) float32 — filled.
-
-    Returns
-    -------
-    None.
-    """
-    for j in range(d):
-        pb[j] = p[j] - np.float64(qhead[v, j])
-    for t in range(m):
-        dist[t] = 0.0
-    for j in range(d):
-        pj = pb[j]
-        st = qhead[v, d + j]
-        base = np.uint64(s0 * d + j * m)
-        for t in range(np.uint64(m)):
-            u = np.float32(QT[base + t]) * st - pj
-            dist[t] += u * u
-
-
-@njit(cache=True, inline="always")
-def _prefetch_leaf(QT, qhead, start, end, left, v, d):
-    """Ask for node v's codes and grid (when v is a leaf) to be loaded while the query works on the
-    node before it: a leaf's time is mostly the wait for its bytes (docs/scaling.md).
-
-    Parameters
-    ----------
-    QT, qhead — :func:`quantize_leaves`.
-    start, end, left : (nodes,) int64 — the tree's position ranges and left children.
-    v : int — a node.
-    d : int — attributes.
-
-    Returns
-    -------
-    None.
-    """
-    if left[v] >= 0:
-        return
-    a = start[v] * d
-    b = end[v] * d
-    for o in range(a, b, 64):
-        prefetch(QT, o)
-    prefetch(QT, b - 1)
-    prefetch(qhead, v)
-
-
 @njit(cache=True)
 def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
     """The ``want`` alive positions nearest to the point p, sorted by (squared distance, record id)
@@ -620,22 +480,18 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
     -------
     int — how many were found.
     """
-    P, rec, start, end, left, right, lo, hi, count, alive = T.P, T.rec, T.start, T.end, T.left, T.right, T.lo, T.hi, T.count, T.alive
-    QT, qhead = T.QT, T.qhead
-    _, stack, bounds, dist, pb = KS
+    P, rec, start, end, left, right, lo, hi, count, alive, PT = T.P, T.rec, T.start, T.end, T.left, T.right, T.lo, T.hi, T.count, T.alive, T.PT
+    _, stack, bounds, dist, p32 = KS
     d = P.shape[1]
     if want <= 0:
         return 0
     tol = _point_tol(p)
     pn = 0.0
     for j in range(d):
+        p32[j] = p[j]
         pn += p[j] * p[j]
-    pn = np.sqrt(pn)
-    qn = T.qnorm[0]
-    err = F32_ERR * (2.0 * qn + pn) + F32_TINY
-    rel = 1.0 + (d + 2) * 2.0 ** -23
-    filt = qn < F32_MAX and pn < F32_MAX
-    reach = np.inf  # records whose grid point is farther than reach + ε_v cannot enter
+    err, rel, filt = single_margin(T.norm[0], np.sqrt(pn), d)
+    thr = np.inf  # single-precision distances above thr cannot enter
     cnt = 0
     sp = 0
     if count[0] > 0:
@@ -651,34 +507,24 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
         if a < 0:
             s0 = start[v]
             m = end[v] - s0
-            eps = np.float64(qhead[v, 2 * d])
-            thr = np.inf
-            if filt:
-                _leaf_code_distances(QT, qhead, v, s0, m, d, p, pb, dist)
-                if reach < np.inf:
-                    e = reach + eps
-                    thr = e * e * rel
-                if cnt == want and not _any_within(dist, m, thr):
-                    continue
+            _leaf_distances(PT, s0, m, d, p32, dist)
+            if cnt == want and not _any_within(dist, m, thr):
+                continue
             for t in range(m):
                 i = s0 + t
-                if dist[t] > thr or not alive[i] or i == skip:
+                if not alive[i] or i == skip or dist[t] > thr:
                     continue
                 x = 0.0
                 for j in range(d):
                     u = P[i, j] - p[j]
                     x += u * u
                 cnt = keep_smallest_ranked(top_d, top_i, cnt, want, x, i, rec)
-                if cnt == want and filt:  # the same bound again when x was not kept
-                    reach = np.sqrt(top_d[cnt - 1] * (1.0 + SLACK) + tol) + err
-                    e = reach + eps
-                    thr = e * e * rel
+                if cnt == want and filt:  # the same thr again when x was not kept
+                    b = np.sqrt(top_d[cnt - 1] * (1.0 + SLACK) + tol) + err
+                    thr = b * b * rel
             continue
         b = right[v]
         ba = box_gap(lo, hi, a, p)
         bb = box_gap(lo, hi, b, p)
         sp = _push_children(count, stack, bounds, sp, a, ba, b, bb)
-        if filt:
-            _prefetch_leaf(QT, qhead, start, end, left, a, d)
-            _prefetch_leaf(QT, qhead, start, end, left, b, d)
     return cnt
