@@ -86,6 +86,18 @@ def test_streamed_masked_file_is_the_whole_tables(people, tmp_path, capsys, monk
     assert written["debt"].isna().any()  # aggregated with missing=available, or passed through
 
 
+def test_streamed_file_is_the_same_bytes_at_any_jobs(people, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(masked_module, "PART_VALUES", 7 * 25)
+    files = {}
+    for name, jobs in (("serial", "1"), ("again", "1"), ("processes", "2")):
+        files[name] = tmp_path / f"m_{name}.parquet"
+        proc = main(capsys, "run", "mdav", people, "-k", "3", "--strata", "region", "--columns", "age,income",
+                    "--jobs", jobs, "--masked-out", files[name])
+        assert proc.returncode == 0, proc.stderr
+    assert pq.ParquetFile(files["serial"]).metadata.num_row_groups == 10
+    assert files["serial"].read_bytes() == files["again"].read_bytes() == files["processes"].read_bytes()
+
+
 def test_parts_decide_each_columns_storage_over_all_rows(tmp_path, monkeypatch):
     """An integer column stays integer only if every value of every part is whole: a gap or a fraction
     in the last part changes the storage of the first part too."""
