@@ -129,17 +129,19 @@ def assert_user_error(proc, *needles):
         assert needle in lines[0], lines[0]
 
 
-def run_then_evaluate(method: str, path, columns: str, out_dir, metrics: str = "il,dld,id") -> tuple[dict, dict]:
+def run_then_evaluate(cli_main, method: str, path, columns: str, out_dir, metrics: str = "il,dld,id"
+                      ) -> tuple[dict, dict]:
     """(run record, evaluate record) of `mabench run METHOD PATH --missing available --out p.csv` and
-    `mabench evaluate PATH p.csv` on it, both at k=3 with ``columns`` and ``metrics``; p.csv in ``out_dir``."""
+    `mabench evaluate PATH p.csv` on it, both at k=3 with ``columns`` and ``metrics``; p.csv in ``out_dir``.
+    ``cli_main``: the test's fixture of that name (the CLI's main in this process)."""
     import json
 
     labels = str(Path(out_dir) / "p.csv")
-    ran = run_cli("run", method, str(path), "-k", "3", "--columns", columns, "--missing", "available",
-                  "--metrics", metrics, "--out", labels)
+    ran = cli_main("run", method, str(path), "-k", "3", "--columns", columns, "--missing", "available",
+                   "--metrics", metrics, "--out", labels)
     assert ran.returncode == 0, ran.stderr
-    scored = run_cli("evaluate", str(path), labels, "-k", "3", "--columns", columns, "--missing", "available",
-                     "--metrics", metrics)
+    scored = cli_main("evaluate", str(path), labels, "-k", "3", "--columns", columns, "--missing", "available",
+                      "--metrics", metrics)
     assert scored.returncode == 0, scored.stderr
     return json.loads(ran.stdout.splitlines()[-1]), json.loads(scored.stdout)
 
