@@ -117,6 +117,17 @@ def main_in_process(capsys, *args) -> Proc:
     return Proc(status, out.out, out.err)
 
 
+def forget_plugins() -> None:
+    """Make the next discovery read ``MABENCH_HOME`` afresh: drop the loaded user plugins and the
+    cached registries (for in-process tests that change or write a plugin tree)."""
+    from mabench import discovery
+
+    for name in [m for m in sys.modules if m.startswith("mabench_user_plugins.")]:
+        del sys.modules[name]
+    discovery._algorithms.cache_clear()
+    discovery._generators.cache_clear()
+
+
 def assert_user_error(proc, *needles):
     """The CLI's error contract: exit status 2, one line on stderr, no traceback, no stdout."""
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
