@@ -36,7 +36,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from mabench.errors import UserError
 
@@ -228,8 +228,13 @@ class Outputs:
             raise os_error(exc, target) from None
 
     def write_text(self, target, text: str) -> None:
-        with self.path(target) as tmp:
-            tmp.write_text(text, encoding="utf-8")
+        self.write_text_parts(target, [text])
+
+    def write_text_parts(self, target, texts: Iterable[str]) -> None:
+        """One text file from consecutive pieces (UTF-8), written as they come."""
+        with self.path(target) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+            for text in texts:
+                fh.write(text)
 
     def write_bytes(self, target, data: bytes) -> None:
         with self.path(target) as tmp:
@@ -238,14 +243,22 @@ class Outputs:
     def write_parquet(self, target, frame, metadata: dict[str, str] | None = None) -> None:
         """A DataFrame as Parquet, deterministically (no pandas index, only our metadata)."""
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
         table = pa.Table.from_pandas(frame, preserve_index=False)
+        self.write_arrow(target, table.schema, [table], metadata)
+
+    def write_arrow(self, target, schema, tables: Iterable, metadata: dict[str, str] | None = None) -> None:
+        """Arrow tables of one ``schema`` as one Parquet file, written as they come (each its own row
+        groups of at most 2**20 rows), deterministically."""
+        import pyarrow.parquet as pq
+
         # pandas' own metadata embeds library versions; keep only ours so equal data
         # gives byte-identical files across pandas releases.
-        table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in (metadata or {}).items()})
-        with self.path(target) as tmp:
-            pq.write_table(table, tmp, compression="zstd", write_statistics=False)
+        ours = {k.encode(): v.encode() for k, v in (metadata or {}).items()}
+        with self.path(target) as tmp, pq.ParquetWriter(tmp, schema.with_metadata(ours), compression="zstd",
+                                                        write_statistics=False) as writer:
+            for table in tables:
+                writer.write_table(table.replace_schema_metadata(ours))
 
     # ------------------------------------------------------------------ commit / abort
     def commit(self) -> None:

@@ -54,15 +54,15 @@ class CellResult:
     context: EvalContext | None = None  # what the metrics were computed from (more metrics: evaluate(context, names))
     source: object = None  # the data set as loaded, strata and weight columns included
 
-    def masked_frame(self):
-        """The masked file: the loaded data set's columns, each variable replaced by its group's value
-        (original units), strata and weight columns unchanged."""
+    def masked_file(self):
+        """The masked file (mabench.data.masked.MaskedTable): the loaded data set's columns, each
+        variable replaced by its group's value (original units), strata and weight columns unchanged."""
         import pandas as pd
 
-        if getattr(self.source, "source", None) is not None:  # a file: its table with the variables replaced
-            from mabench.data.masked import masked_table
+        from mabench.data.masked import MaskedTable
 
-            return masked_table(self.source.source, self.columns, self.masked)
+        if getattr(self.source, "source", None) is not None:  # a file: its table with the variables replaced
+            return MaskedTable(self.source.source, self.columns, self.context.masked_rows)
         frame = pd.DataFrame(self.source.values, columns=self.source.columns)
         if self.source.aside:  # text strata columns of the file, back in their place
             for name, values in self.source.aside.items():
@@ -72,9 +72,7 @@ class CellResult:
             col = frame[name].to_numpy()
             if name not in self.columns and col.dtype.kind == "f" and np.all(col == np.round(col)) and np.abs(col).max() < 2**53:
                 frame[name] = col.astype(np.int64)
-        for j, name in enumerate(self.columns):
-            frame[name] = self.masked[:, j]
-        return frame
+        return MaskedTable(frame, self.columns, self.context.masked_rows)
 
     @property
     def masked(self) -> np.ndarray:

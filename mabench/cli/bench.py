@@ -131,7 +131,7 @@ def cmd_bench(args) -> None:
                     batch._write_cell(out / "cells" / ds_id / algo_id, seed, k, result.record, labels)
                     if seed == seeds[0]:
                         with io.outputs() as pair:
-                            write_masked(pair, str(masked), result.masked_frame(), result.source)
+                            write_masked(pair, str(masked), result.masked_file(), result.source)
                     computed += 1
     finally:
         progress.close()

@@ -133,7 +133,7 @@ def cmd_run(args) -> None:
                 target = args.masked_out.replace("{k}", str(result.record["k"]))
                 from mabench.data.formats import write_masked
 
-                write_masked(out, target, result.masked_frame(), result.source)
+                write_masked(out, target, result.masked_file(), result.source)
         for flag, per_k in tables.items():
             path = getattr(args, flag[2:].replace("-", "_"))
             for result, table in zip(results, per_k):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from mabench.data.masked import MaskedTable
 from mabench.errors import UserError
 
 READERS = {".sav": "read_sav", ".zsav": "read_sav", ".dta": "read_dta", ".sas7bdat": "read_sas7bdat",
@@ -98,14 +99,25 @@ def write(target: Path, frame: pd.DataFrame, labels: Labels | None) -> None:
                       variable_value_labels=value_labels or None, file_label=labels.file_label)
 
 
-def write_masked(out, target: str, frame: pd.DataFrame, source) -> None:
+def write_masked(out, target: str, table: MaskedTable, source) -> None:
     """Write a masked table (one transaction with the command's other outputs, ``mabench.io``) in the
-    format ``target`` names, with the input file's labels when both are SPSS/Stata files."""
+    format ``target`` names, with the input file's labels when both are SPSS/Stata files. Parquet and
+    CSV are written part by part in row order (``MaskedTable.parts``), never holding a second whole
+    copy of the table; the file is the one the whole table would give."""
     lower = target.lower()
     if lower.endswith(".parquet"):
-        out.write_parquet(target, frame)
+        import pyarrow as pa
+
+        schema = _arrow_schema(table)
+        out.write_arrow(target, schema, (pa.Table.from_pandas(part, schema=schema, preserve_index=False)
+                                         for part in table.parts()))
     elif lower.endswith(".csv"):
-        out.write_text(target, frame.to_csv(index=False, lineterminator="\n"))
+        # pandas picks a date or time column's text format from all its values: such a table is written whole
+        timed = any(pd.api.types.is_datetime64_any_dtype(t) or pd.api.types.is_timedelta64_dtype(t)
+                    for t in table.frame.dtypes)
+        parts = [table.whole()] if timed else table.parts()
+        out.write_text_parts(target, (part.to_csv(index=False, header=i == 0, lineterminator="\n")
+                                      for i, part in enumerate(parts)))
     else:
         import shutil
         import tempfile
@@ -115,5 +127,20 @@ def write_masked(out, target: str, frame: pd.DataFrame, source) -> None:
             # pyreadstat picks the layout by the file name's suffix: write under the target's suffix,
             # then copy into the staged file that the transaction renames.
             named = Path(scratch) / f"masked{suffix(target)}"
-            write(named, frame, labels if isinstance(labels, Labels) else None)
+            write(named, table.whole(), labels if isinstance(labels, Labels) else None)
             shutil.copyfile(named, tmp)
+
+
+def _arrow_schema(table: MaskedTable):
+    """The Arrow schema of the whole masked table, as ``pyarrow.Table.from_pandas`` gives it: from the
+    columns' dtypes, and for a column of Python objects (whose type depends on its values; an empty
+    part would give ``null``) inferred from all its values."""
+    import pyarrow as pa
+
+    empty = table.part(0, 0)
+    schema = pa.Schema.from_pandas(empty, preserve_index=False)
+    for i in range(empty.shape[1]):
+        if empty.dtypes.iloc[i] == object:
+            kind = pa.infer_type(table.frame.iloc[:, i].to_numpy(), from_pandas=True)
+            schema = schema.set(i, schema.field(i).with_type(kind))
+    return schema

@@ -40,13 +40,25 @@ class EvalContext:
         return int(self.labels.max()) + 1
 
     @functools.cached_property
+    def group_points(self) -> np.ndarray:
+        """Each group's published point (n_groups, d), original units: ``published``, or the group means."""
+        if self.published is not None:
+            return self.published
+        means, _ = group_means(self.original, self.labels, self.n_groups)
+        return means
+
+    @functools.cached_property
     def masked(self) -> np.ndarray:
         """The published file: every record replaced by its group's value (the mean unless
         ``published`` says otherwise), original units."""
-        if self.published is not None:
-            return np.ascontiguousarray(self.published[self.labels])
-        means, _ = group_means(self.original, self.labels, self.n_groups)
-        return np.ascontiguousarray(means[self.labels])
+        return np.ascontiguousarray(self.group_points[self.labels])
+
+    def masked_rows(self, start: int, stop: int) -> np.ndarray:
+        """Rows start:stop of :attr:`masked`; the whole (n, d) array is not built for them (a masked
+        file is written part by part)."""
+        if "masked" in self.__dict__:
+            return self.__dict__["masked"][start:stop]
+        return self.group_points[self.labels[start:stop]]
 
     @functools.cached_property
     def centroids_z(self) -> np.ndarray:
