@@ -235,6 +235,12 @@ def run(Z, k, params, rng, raw=None):
     return chosen[2], info
 
 
+def warm_up(n, d, k, params):
+    """The tree warm-up on at most d of the c variables: the MAT's kernels are the same for any c, and
+    the warm-up's data may have fewer columns than c."""
+    K.tree_warm_up(run)(n, d, k, {**params, "c": min(int(params["c"]), d)})
+
+
 ALGORITHM = Algorithm(
     name="emad",
     time="O(n·d²) tables + one MAT run (O(n²·d/k)) per possibility",
@@ -242,7 +248,7 @@ ALGORITHM = Algorithm(
     title="EMAD (dependence-tree variable selection, then MDAV)",
     citation="001_26cfb99743cbb1f3.txt Ch. 6 §6.2-6.3 (Algorithm 13); docs/algorithms/emad.md",
     run=run,
-    warm_up=K.tree_warm_up(run),
+    warm_up=warm_up,
     params={
         "mode": Param("select", "select (Algorithm 13) | exhaustive (all C(d, c) subsets) | given (subset=)",
                       ("select", "exhaustive", "given")),

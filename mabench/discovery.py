@@ -27,8 +27,11 @@ _NAMESPACE = "mabench_user_plugins"
 _BUILTIN = {"algorithms": "mabench.algorithms", "datasets": "mabench.generators"}
 
 
+@functools.cache
 def builtin_folder(kind: str) -> Path:
-    """The folder of the built-in ``algorithms`` or ``datasets`` plugins."""
+    """The folder of the built-in ``algorithms`` or ``datasets`` plugins. Kept per process (it is where
+    the installed package is): every run record asks for it once per plugin (:func:`user_plugins`), and
+    resolving the path each time cost milliseconds per cell."""
     return Path(importlib.import_module(_BUILTIN[kind]).__file__).resolve().parent
 
 

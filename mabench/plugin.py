@@ -385,6 +385,8 @@ class Algorithm:
         parameter (``Param.sized``) takes its default: the warm-up never sees the data."""
         params = {name: self.params[name].default if name in self.params and self.params[name].sized else value
                   for name, value in params.items()}
+        if self.max_columns is not None:  # a univariate method refuses more columns than it takes
+            d = min(d, self.max_columns)
         if self.warm_up is None:
             tiny_run(self, d, k, params)
         else:

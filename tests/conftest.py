@@ -21,6 +21,17 @@ def rng():
     return np.random.default_rng(0)
 
 
+@pytest.fixture
+def cli_main(capsys):
+    """``cli_main(*ARGS)``: ``mabench ARGS`` through the CLI's ``main`` in this process, its exit
+    status and captured output (:func:`support.main_in_process`). A new process costs a second or two
+    of CPU (imports, cached kernels loaded again): tests of what the CLI prints and returns use this,
+    tests of process behaviour (signals, exit codes of the interpreter, environment) use ``run_cli``."""
+    from support import main_in_process
+
+    return lambda *args: main_in_process(capsys, *args)
+
+
 
 def pytest_collection_modifyitems(config, items):
     """The order in which `make test` hands whole files to its 2 workers (``--dist loadfile

@@ -117,6 +117,17 @@ def main_in_process(capsys, *args) -> Proc:
     return Proc(status, out.out, out.err)
 
 
+def forget_plugins() -> None:
+    """Make the next discovery read ``MABENCH_HOME`` afresh: drop the loaded user plugins and the
+    cached registries (for in-process tests that change or write a plugin tree)."""
+    from mabench import discovery
+
+    for name in [m for m in sys.modules if m.startswith("mabench_user_plugins.")]:
+        del sys.modules[name]
+    discovery._algorithms.cache_clear()
+    discovery._generators.cache_clear()
+
+
 def assert_user_error(proc, *needles):
     """The CLI's error contract: exit status 2, one line on stderr, no traceback, no stdout."""
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
@@ -129,17 +140,19 @@ def assert_user_error(proc, *needles):
         assert needle in lines[0], lines[0]
 
 
-def run_then_evaluate(method: str, path, columns: str, out_dir, metrics: str = "il,dld,id") -> tuple[dict, dict]:
+def run_then_evaluate(cli_main, method: str, path, columns: str, out_dir, metrics: str = "il,dld,id"
+                      ) -> tuple[dict, dict]:
     """(run record, evaluate record) of `mabench run METHOD PATH --missing available --out p.csv` and
-    `mabench evaluate PATH p.csv` on it, both at k=3 with ``columns`` and ``metrics``; p.csv in ``out_dir``."""
+    `mabench evaluate PATH p.csv` on it, both at k=3 with ``columns`` and ``metrics``; p.csv in ``out_dir``.
+    ``cli_main``: the test's fixture of that name (the CLI's main in this process)."""
     import json
 
     labels = str(Path(out_dir) / "p.csv")
-    ran = run_cli("run", method, str(path), "-k", "3", "--columns", columns, "--missing", "available",
-                  "--metrics", metrics, "--out", labels)
+    ran = cli_main("run", method, str(path), "-k", "3", "--columns", columns, "--missing", "available",
+                   "--metrics", metrics, "--out", labels)
     assert ran.returncode == 0, ran.stderr
-    scored = run_cli("evaluate", str(path), labels, "-k", "3", "--columns", columns, "--missing", "available",
-                     "--metrics", metrics)
+    scored = cli_main("evaluate", str(path), labels, "-k", "3", "--columns", columns, "--missing", "available",
+                      "--metrics", metrics)
     assert scored.returncode == 0, scored.stderr
     return json.loads(ran.stdout.splitlines()[-1]), json.loads(scored.stdout)
 

@@ -15,7 +15,7 @@ import pytest
 
 import mabench
 from mabench import UserError
-from support import ROOT, run_cli
+from support import ROOT
 
 
 def test_docstring_examples_run():
@@ -126,7 +126,7 @@ def test_non_numeric_column_in_columns_is_refused():
         mabench.microaggregate(_people(), k=3, columns=["nope"])
 
 
-def test_errors_are_the_clis(tmp_path):
+def test_errors_are_the_clis(tmp_path, cli_main):
     path = tmp_path / "small.csv"
     _people()[["age", "income"]].to_csv(path, index=False)
     cases = [
@@ -138,14 +138,14 @@ def test_errors_are_the_clis(tmp_path):
     for kwargs, argv in cases:
         with pytest.raises(UserError) as err:
             mabench.microaggregate(path, **kwargs)
-        proc = run_cli(*argv)
+        proc = cli_main(*argv)
         assert proc.returncode == 2
         assert proc.stderr.strip() == f"mabench: error: {err.value}"
 
 
-def test_metrics_are_the_numbers_the_cli_prints():
+def test_metrics_are_the_numbers_the_cli_prints(cli_main):
     names = ["il", "dld", "id", "g_il", "m1", "sdid"]
-    proc = run_cli("run", "mdav", "tarragona", "-k", "3", "--metrics", ",".join(names))
+    proc = cli_main("run", "mdav", "tarragona", "-k", "3", "--metrics", ",".join(names))
     record = json.loads(proc.stdout)
     r = mabench.microaggregate("tarragona", k=3)
     got = r.metrics(names)
@@ -159,11 +159,11 @@ def test_metrics_are_the_numbers_the_cli_prints():
     assert mabench.evaluate("tarragona", r.labels, k=3, metrics=names) == got
 
 
-def test_evaluate_matches_cli_evaluate(tmp_path):
+def test_evaluate_matches_cli_evaluate(tmp_path, cli_main):
     r = mabench.microaggregate("tarragona", k=4, method="mdav")
     part = tmp_path / "p.csv"
     part.write_text("group\n" + "".join(f"{g}\n" for g in r.labels))
-    proc = run_cli("evaluate", "tarragona", str(part), "-k", "4", "--metrics", "il,dld,g_il")
+    proc = cli_main("evaluate", "tarragona", str(part), "-k", "4", "--metrics", "il,dld,g_il")
     record = json.loads(proc.stdout)
     got = mabench.evaluate("tarragona", r.labels, k=4, metrics=["il", "dld", "g_il"])
     assert got == {name: record[name] for name in ("il", "dld", "g_il")}

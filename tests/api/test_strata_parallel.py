@@ -74,8 +74,8 @@ def test_cli_jobs_writes_the_serial_runs_masked_file_byte_for_byte(stratified, t
     (["--executor", "spark"], "executor='spark'"),
     (["--scheduler", "tcp://127.0.0.1:1"], "--executor dask"),
 ])
-def test_cli_refuses_a_bad_spread_in_one_line(stratified, args, needle):
-    assert_user_error(run_cli("run", "mdav", str(stratified), "-k", "3", "--strata", "region", *args), needle)
+def test_cli_refuses_a_bad_spread_in_one_line(stratified, args, needle, cli_main):
+    assert_user_error(cli_main("run", "mdav", str(stratified), "-k", "3", "--strata", "region", *args), needle)
 
 
 @pytest.mark.slow

@@ -72,15 +72,15 @@ def test_regress_runs_every_algorithm_on_the_fixed_data_only(runs):
     assert abs(frame.loc[(frame.algo_id == "mdav") & (frame.k == 3), "il"].item() - 16.932587622823796) < 1e-12
 
 
-def test_an_unchanged_rerun_passes(runs, tmp_path):
-    proc = mabench("compare", str(runs["base"]), str(runs["again"]), "--out", str(tmp_path / "r.md"))
+def test_an_unchanged_rerun_passes(runs, tmp_path, cli_main):
+    proc = cli_main("compare", str(runs["base"]), str(runs["again"]), "--out", str(tmp_path / "r.md"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "**PASS**" in proc.stdout and "4 cells compared" in proc.stdout
     assert (tmp_path / "r.md").read_text().startswith("# Regression check")
 
 
-def test_a_perturbed_kernel_fails_with_a_readable_report(runs):
-    proc = mabench("compare", str(runs["base"]), str(runs["perturbed"]))
+def test_a_perturbed_kernel_fails_with_a_readable_report(runs, cli_main):
+    proc = cli_main("compare", str(runs["base"]), str(runs["perturbed"]))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "**FAIL**" in proc.stdout
     assert "IL of 2 deterministic mdav cell(s) changed" in proc.stdout
@@ -91,11 +91,11 @@ def test_a_perturbed_kernel_fails_with_a_readable_report(runs):
     assert proc.stderr.strip().startswith("mabench: regression check failed")
 
 
-def test_an_intended_change_passes_the_il_gate_but_not_the_verdict_gate(runs):
-    proc = mabench("compare", str(runs["base"]), str(runs["perturbed"]), "--changed", "mdav")
+def test_an_intended_change_passes_the_il_gate_but_not_the_verdict_gate(runs, cli_main):
+    proc = cli_main("compare", str(runs["base"]), str(runs["perturbed"]), "--changed", "mdav")
     assert "IL of" not in proc.stdout.split("## IL got")[0]
     assert "verdict got worse" in proc.stdout and proc.returncode == 1
-    proc = mabench("compare", str(runs["base"]), str(runs["perturbed"]), "--changed", "mdav", "--published", "none")
+    proc = cli_main("compare", str(runs["base"]), str(runs["perturbed"]), "--changed", "mdav", "--published", "none")
     assert proc.returncode == 0, proc.stdout
 
 
@@ -112,7 +112,7 @@ def test_time_gate_uses_the_median_ratio_of_timed_cells():
     assert compare.compare(_table(1.0), _table(1.3), time_ratio=1.5).ok
 
 
-def test_without_the_time_gate_the_ratios_are_listed_not_gated(tmp_path):
+def test_without_the_time_gate_the_ratios_are_listed_not_gated(tmp_path, cli_main):
     slow = compare.compare(_table(1.0), _table(1.3), time_ratio=None)
     assert slow.ok and slow.times["median_ratio"].iloc[0] == pytest.approx(1.3)
     assert "Listed, not gated" in compare.markdown(slow, "a", "b")
@@ -121,12 +121,12 @@ def test_without_the_time_gate_the_ratios_are_listed_not_gated(tmp_path):
     _table(1.0).to_csv(tmp_path / "a.csv", index=False)
     _table(1.3).to_csv(tmp_path / "b.csv", index=False)
     args = ("compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--published", "none")
-    assert mabench(*args, "--time-gate").returncode == 1
-    proc = mabench(*args, "--no-time-gate")
+    assert cli_main(*args, "--time-gate").returncode == 1
+    proc = cli_main(*args, "--no-time-gate")
     assert proc.returncode == 0 and "| mdav | 1.30 | 5 |" in proc.stdout, proc.stdout
 
 
-def test_times_gate_only_within_one_session_unless_asked(tmp_path):
+def test_times_gate_only_within_one_session_unless_asked(tmp_path, cli_main):
     """Tables without a session, or from two sessions (machine/job), list a slower method without
     failing; two tables of one session gate it; --time-gate gates across sessions."""
     args = ("compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--published", "none")
@@ -137,11 +137,11 @@ def test_times_gate_only_within_one_session_unless_asked(tmp_path):
             a["session"], b["session"] = base_session, cur_session
         a.to_csv(tmp_path / "a.csv", index=False)
         b.to_csv(tmp_path / "b.csv", index=False)
-        proc = mabench(*args)
+        proc = cli_main(*args)
         assert proc.returncode == (1 if gated else 0), (base_session, cur_session, proc.stdout)
         assert ("Listed, not gated" in proc.stdout) == (not gated)
-        assert mabench(*args, "--time-gate").returncode == 1
-    proc = mabench(*args, "--time-gate", "--no-time-gate")
+        assert cli_main(*args, "--time-gate").returncode == 1
+    proc = cli_main(*args, "--time-gate", "--no-time-gate")
     assert proc.returncode == 2 and "give one" in proc.stderr
 
 
@@ -198,26 +198,26 @@ def test_appeared_and_disappeared_cells():
     (lambda d: str(d), "holds no results.parquet"),
     (lambda d: (d / "x.csv").write_text("a,b\n1,2\n") and str(d / "x.csv"), "lacks column(s) algorithm"),
 ])
-def test_bad_inputs_exit_2_with_one_line(tmp_path, make, words):
+def test_bad_inputs_exit_2_with_one_line(tmp_path, make, words, cli_main):
     path = make(tmp_path)
-    proc = mabench("compare", path, path)
+    proc = cli_main("compare", path, path)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and words in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_regress_skips_a_setting_at_a_k_it_does_not_apply_to(tmp_path):
+def test_regress_skips_a_setting_at_a_k_it_does_not_apply_to(tmp_path, cli_main):
     """lns region=12 needs k <= 6: at k = 10 the cell is skipped (and said so), the others are checked."""
     config = {"k": [3, 10], "algorithms": {"lns_r12": {"algorithm": "lns", "params": {"region": 12}}},
               "datasets": {"tarragona": {"spec": "tarragona"}}}
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
-    proc = mabench("regress", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "r.csv"))
+    proc = cli_main("regress", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "r.csv"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert pd.read_csv(tmp_path / "r.csv")["k"].tolist() == [3]
     assert "tarragona lns_r12 k=10: not applicable (lns region=12 (your setting) must lie in" in proc.stderr
     # an id's own k list is what the check runs where it has one: nothing is attempted outside it
     config["algorithms"]["lns_r12"]["k"] = [3]
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
-    proc = mabench("regress", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "r.csv"))
+    proc = cli_main("regress", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "r.csv"))
     assert proc.returncode == 0 and "k=10" not in proc.stderr, proc.stderr[-3000:]
 
 

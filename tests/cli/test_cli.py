@@ -27,8 +27,10 @@ def run_json(capsys, *args) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_run_prints_the_documented_record_and_the_textbook_value():
-    record = json.loads(mabench("run", "mdav", "tarragona", "-k", "3").stdout)
+def test_run_prints_the_documented_record_and_the_textbook_value(cli_main):
+    proc = cli_main("run", "mdav", "tarragona", "-k", "3")
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(proc.stdout)
     assert REQUIRED <= set(record)
     assert abs(record["il"] - 16.9326) <= 0.001
     assert (record["n"], record["d"], record["k"]) == (834, 13, 3)
@@ -100,8 +102,8 @@ def test_list_shows_plugins(capsys):
     (["tables", "--results", "/nonexistent/r.parquet", "--out-dir", "x"], "does not exist"),
     (["frobnicate"], "invalid choice"),
 ])
-def test_usage_errors_exit_2_with_one_line(tmp_path, args, needle):
-    assert_user_error(mabench(*args, check=False), needle)
+def test_usage_errors_exit_2_with_one_line(tmp_path, args, needle, cli_main):
+    assert_user_error(cli_main(*args), needle)
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -113,12 +115,12 @@ def test_usage_errors_exit_2_with_one_line(tmp_path, args, needle):
     (["batch", "--plans", "{plans}", "--job", "nope/part0"], "is not a job of"),
     (["batch", "--plans", "{bad}", "--job", "a"], "is not a plans file"),
 ])
-def test_batch_plan_errors_exit_2_with_one_line(tmp_path, args, needle):
+def test_batch_plan_errors_exit_2_with_one_line(tmp_path, args, needle, cli_main):
     (tmp_path / "plans.json").write_text('{"jobs": {"packed/part0": {"runs": []}}}')
     (tmp_path / "bad.json").write_text('{"runs": []}')
     args = [a.replace("{plans}", str(tmp_path / "plans.json")).replace("{bad}", str(tmp_path / "bad.json"))
             for a in args]
-    assert_user_error(mabench(*args, check=False), needle)
+    assert_user_error(cli_main(*args), needle)
 
 
 def test_batch_runs_a_job_from_the_plans_file(tmp_path, capsys):

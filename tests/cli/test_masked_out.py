@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import mabench
-from support import assert_user_error, run_cli
+from support import assert_user_error
 
 
 def _data(tmp_path, n=30):
@@ -24,9 +24,9 @@ def _data(tmp_path, n=30):
     return path, frame
 
 
-def test_masked_csv_is_the_apis_masked_frame(tmp_path):
-    proc = run_cli("run", "mdav", "tarragona", "-k", "3,5", "--masked-out", str(tmp_path / "m_k{k}.csv"),
-                   "--out", str(tmp_path / "p_k{k}.csv"))
+def test_masked_csv_is_the_apis_masked_frame(tmp_path, cli_main):
+    proc = cli_main("run", "mdav", "tarragona", "-k", "3,5", "--masked-out", str(tmp_path / "m_k{k}.csv"),
+                    "--out", str(tmp_path / "p_k{k}.csv"))
     assert proc.returncode == 0, proc.stderr
     assert len(proc.stdout.splitlines()) == 2
     for k in (3, 5):
@@ -39,35 +39,35 @@ def test_masked_csv_is_the_apis_masked_frame(tmp_path):
             assert (written[labels == g].nunique() == 1).all()
 
 
-def test_masked_parquet(tmp_path):
+def test_masked_parquet(tmp_path, cli_main):
     target = tmp_path / "m.parquet"
-    proc = run_cli("run", "mdav", "tarragona", "-k", "4", "--masked-out", str(target))
+    proc = cli_main("run", "mdav", "tarragona", "-k", "4", "--masked-out", str(target))
     assert proc.returncode == 0, proc.stderr
     written = pd.read_parquet(target)
     np.testing.assert_array_equal(written.to_numpy(), mabench.microaggregate("tarragona", k=4).masked.to_numpy())
 
 
-def test_masked_out_refusals(tmp_path):
+def test_masked_out_refusals(tmp_path, cli_main):
     path, _ = _data(tmp_path)
-    assert_user_error(run_cli("run", "mdav", str(path), "-k", "3,4", "--masked-out", str(tmp_path / "m.csv")),
+    assert_user_error(cli_main("run", "mdav", str(path), "-k", "3,4", "--masked-out", str(tmp_path / "m.csv")),
                       "with several k values must contain {k}")
-    assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--masked-out", str(path)),
+    assert_user_error(cli_main("run", "mdav", str(path), "-k", "3", "--masked-out", str(path)),
                       "is the same file as data", "would replace your input")
-    assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--masked-out", str(tmp_path / "m.txt")),
+    assert_user_error(cli_main("run", "mdav", str(path), "-k", "3", "--masked-out", str(tmp_path / "m.txt")),
                       "must end in .csv, .parquet, .sav, .zsav, .dta")
-    assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--out", str(tmp_path / "m.csv"),
-                              "--masked-out", str(tmp_path / "m.csv")), "is given for two outputs")
+    assert_user_error(cli_main("run", "mdav", str(path), "-k", "3", "--out", str(tmp_path / "m.csv"),
+                               "--masked-out", str(tmp_path / "m.csv")), "is given for two outputs")
     # a failing run leaves no file behind
-    assert_user_error(run_cli("run", "mdav", str(path), "-k", "3,40", "--masked-out", str(tmp_path / "m{k}.csv")),
+    assert_user_error(cli_main("run", "mdav", str(path), "-k", "3,40", "--masked-out", str(tmp_path / "m{k}.csv")),
                       "fewer than k=40")
     assert not list(tmp_path.glob("m*"))
 
 
-def test_measure_weights_strata_flags(tmp_path):
+def test_measure_weights_strata_flags(tmp_path, cli_main):
     path, frame = _data(tmp_path)
     out = tmp_path / "m.csv"
-    proc = run_cli("run", "mdav", str(path), "-k", "3", "--measure", "median", "--weights", "w", "--strata", "region",
-                   "--masked-out", str(out), "--metrics", "il,g_il")
+    proc = cli_main("run", "mdav", str(path), "-k", "3", "--measure", "median", "--weights", "w", "--strata", "region",
+                    "--masked-out", str(out), "--metrics", "il,g_il")
     assert proc.returncode == 0, proc.stderr
     record = json.loads(proc.stdout)
     assert record["params"] == "measure=median,sampling_weights=w,strata=region,tail=3k"
@@ -79,14 +79,14 @@ def test_measure_weights_strata_flags(tmp_path):
     np.testing.assert_array_equal(written.to_numpy(), api.masked.to_numpy())
     assert api.metrics(["il", "g_il"]) == {"il": record["il"], "g_il": record["g_il"]}
     # --param is the same as the shortcut flags
-    same = run_cli("run", "mdav", str(path), "-k", "3", "--param", "measure=median", "--param", "sampling_weights=w",
-                   "--param", "strata=region", "--metrics", "il,g_il")
+    same = cli_main("run", "mdav", str(path), "-k", "3", "--param", "measure=median", "--param", "sampling_weights=w",
+                    "--param", "strata=region", "--metrics", "il,g_il")
     assert json.loads(same.stdout)["il"] == record["il"]
-    assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--measure", "mean", "--param", "measure=median"),
+    assert_user_error(cli_main("run", "mdav", str(path), "-k", "3", "--measure", "mean", "--param", "measure=median"),
                       "--measure and --param measure= both given")
-    assert_user_error(run_cli("run", "mdav", str(path), "-k", "16", "--strata", "region"),
+    assert_user_error(cli_main("run", "mdav", str(path), "-k", "16", "--strata", "region"),
                       "stratum region=0 has 15 records, fewer than k=16")
-    assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--measure", "mode"),
+    assert_user_error(cli_main("run", "mdav", str(path), "-k", "3", "--measure", "mode"),
                       "measure='mode' is not allowed")
 
 
@@ -112,7 +112,7 @@ def test_require_extra_names_the_workflow_extra(monkeypatch):
         require_extra("workflow", "workflow")
 
 
-def test_text_strata_column_in_a_file(tmp_path):
+def test_text_strata_column_in_a_file(tmp_path, cli_main):
     """A file's text column can define the strata (kept aside, written back in its place); without
     strata it is passed through unchanged, like every column that is not a variable."""
     _, frame = _data(tmp_path)
@@ -120,7 +120,7 @@ def test_text_strata_column_in_a_file(tmp_path):
     path = tmp_path / "t.csv"
     frame.to_csv(path, index=False)
     out = tmp_path / "m.csv"
-    proc = run_cli("run", "mdav", str(path), "-k", "3", "--strata", "region", "--masked-out", str(out))
+    proc = cli_main("run", "mdav", str(path), "-k", "3", "--strata", "region", "--masked-out", str(out))
     assert proc.returncode == 0, proc.stderr
     written = pd.read_csv(out)
     assert list(written.columns) == ["a", "region", "b", "w"]
@@ -128,11 +128,11 @@ def test_text_strata_column_in_a_file(tmp_path):
     api = mabench.microaggregate(frame, k=3, strata="region", columns=["a", "b", "w"])
     np.testing.assert_array_equal(written[["a", "b", "w"]].to_numpy(), api.masked[["a", "b", "w"]].to_numpy())
     plain = tmp_path / "p.csv"
-    proc = run_cli("run", "mdav", str(path), "-k", "3", "--masked-out", str(plain))
+    proc = cli_main("run", "mdav", str(path), "-k", "3", "--masked-out", str(plain))
     assert proc.returncode == 0, proc.stderr
     written = pd.read_csv(plain)
     assert written["region"].equals(frame["region"])
     api = mabench.microaggregate(frame, k=3)
     np.testing.assert_array_equal(written[["a", "b", "w"]].to_numpy(), api.masked[["a", "b", "w"]].to_numpy())
-    assert_user_error(run_cli("run", "mdav", str(path), "-k", "3", "--columns", "a,region"),
+    assert_user_error(cli_main("run", "mdav", str(path), "-k", "3", "--columns", "a,region"),
                       "column 'region' is not numeric (row 1: 'north')")

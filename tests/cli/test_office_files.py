@@ -12,7 +12,7 @@ import pytest
 
 import mabench
 from mabench.errors import UserError
-from support import ROOT, assert_user_error, main_in_process, run_cli
+from support import ROOT, assert_user_error, main_in_process
 
 pyreadstat = pytest.importorskip("pyreadstat", reason="the formats extra (pyreadstat) is not installed")
 
@@ -55,14 +55,14 @@ def _api(frame):
                                   missing="available")
 
 
-def test_done_when_sav_in_sav_out(files):
+def test_done_when_sav_in_sav_out(files, cli_main):
     """The issue's done-when command: every other column and every label unchanged, groups of at
     least 3 within each region, NA where the input had NA, the API's numbers."""
     folder, frame = files
     masked, part = folder / "masked.sav", folder / "part.csv"
-    proc = run_cli("run", "mdav", str(folder / "survey.sav"), "-k", "3", "--columns", "income,expenditure,savings",
-                   "--strata", "region", "--weights", "weight", "--missing", "available", "--masked-out", str(masked),
-                   "--out", str(part))
+    proc = cli_main("run", "mdav", str(folder / "survey.sav"), "-k", "3", "--columns", "income,expenditure,savings",
+                    "--strata", "region", "--weights", "weight", "--missing", "available", "--masked-out", str(masked),
+                    "--out", str(part))
     assert proc.returncode == 0, proc.stderr
     record = json.loads(proc.stdout)
     assert record["n_strata"] == 12 and record["min_group"] >= 3 and record["d"] == 3
@@ -113,7 +113,7 @@ def test_stata_and_csv_give_the_same_numbers(files, capsys):
         assert written[VARIABLES].isna().equals(frame[VARIABLES].isna())
 
 
-def test_sas_file_is_read_with_its_text_and_dates_passed_through(tmp_path, capsys):
+def test_sas_file_is_read_with_its_text_and_dates_passed_through(tmp_path, capsys, cli_main):
     """A SAS file written by SAS (pyreadstat cannot write one; provenance in tests/fixtures/formats)."""
     assert hashlib.sha256(SAS_FIXTURE.read_bytes()).hexdigest() == \
         "007425379a0504f5c54a7c0bb8f9776670a2456d3692f37907d38e080ac4b07b"
@@ -128,7 +128,7 @@ def test_sas_file_is_read_with_its_text_and_dates_passed_through(tmp_path, capsy
     api = mabench.microaggregate(original, k=2, columns=["mynum", "myord"])
     np.testing.assert_allclose(written[["mynum", "myord"]].to_numpy(), api.masked[["mynum", "myord"]].to_numpy(),
                                rtol=1e-15)
-    assert_user_error(run_cli("run", "mdav", str(SAS_FIXTURE), "-k", "2", "--masked-out", str(tmp_path / "m.sas7bdat")),
+    assert_user_error(cli_main("run", "mdav", str(SAS_FIXTURE), "-k", "2", "--masked-out", str(tmp_path / "m.sas7bdat")),
                       "must end in .csv, .parquet, .sav, .zsav, .dta")
 
 

@@ -10,13 +10,11 @@ plugin file that cannot be imported leaves every other command working.
 from __future__ import annotations
 
 import json
-import sys
 import textwrap
 
 import pytest
 
-from support import assert_user_error, main_in_process as main
-from mabench import discovery
+from support import assert_user_error, forget_plugins, main_in_process as main
 
 DATA = "a,b,c\n" + "".join(f"{i % 7},{(i * 3) % 11},{(i * i) % 13}\n" for i in range(60))
 
@@ -42,23 +40,15 @@ def home(tmp_path, monkeypatch):
     (tmp_path / "d.csv").write_text(DATA)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MABENCH_HOME", str(tmp_path / "home"))
-    _forget()
+    forget_plugins()  # each test writes its own file under the same name
 
     def write(name: str, body: str, text: str | None = None) -> None:
         source = text if text is not None else PLUGIN.format(name=name, body=textwrap.indent(body, "    "))
         (tmp_path / "home" / "algorithms" / f"{name}.py").write_text(source)
-        _forget()
+        forget_plugins()
 
     yield write
-    _forget()
-
-
-def _forget() -> None:
-    """Load the plugins afresh: each test writes its own file under the same name."""
-    for name in [m for m in sys.modules if m.startswith("mabench_user_plugins.")]:
-        del sys.modules[name]
-    discovery._algorithms.cache_clear()
-    discovery._generators.cache_clear()
+    forget_plugins()
 
 
 def _left(folder) -> list[str]:

@@ -31,9 +31,9 @@ def test_without_progress_a_non_terminal_gets_nothing():
 
 
 @pytest.mark.parametrize("seconds", ["0", "-1", "nan", "1e-300", "inf", "1e300"])
-def test_bad_interval_is_a_user_error(seconds):
+def test_bad_interval_is_a_user_error(seconds, cli_main):
     """1e-300 printed 2,572 lines in 0.2 s (F20); inf and 1e300 overflowed the heartbeat's timer (F7)."""
-    proc = run_cli("run", "mdav", "census", "-k", "3", "--progress", seconds)
+    proc = cli_main("run", "mdav", "census", "-k", "3", "--progress", seconds)
     assert_user_error(proc, "--progress", "finite number >= 0.01 and <= 86400")
 
 

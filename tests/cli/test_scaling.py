@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from support import ROOT, assert_user_error, run_cli
+from support import ROOT, assert_user_error
 from mabench import discovery, memory
 from mabench.bench import runner
 from mabench.errors import UserError
@@ -62,8 +62,8 @@ def test_omma_estimate_covers_its_pair_list():
     assert discovery.algorithm("omma").memory_bytes(63_000, 13, 3, {}) > 4 * 63_000 * 62_999 // 2
 
 
-def test_list_long_prints_the_scaling_of_every_method():
-    proc = run_cli("list", "algorithms", "--long")
+def test_list_long_prints_the_scaling_of_every_method(cli_main):
+    proc = cli_main("list", "algorithms", "--long")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     names = sorted(discovery.algorithms())
@@ -71,14 +71,15 @@ def test_list_long_prints_the_scaling_of_every_method():
         i = next(j for j, line in enumerate(lines) if line.startswith(name + "\t"))
         assert lines[i + 1].startswith("  time: ") and "O(" in lines[i + 1], name
         assert lines[i + 2].startswith("  memory: O("), name
-    plain = run_cli("list", "algorithms").stdout
+    plain = cli_main("list", "algorithms").stdout
     assert "time:" not in plain
 
 
-def test_a_run_over_the_memory_limit_is_refused_with_one_line():
-    proc = run_cli("run", "icsm", "census", "-k", "3", env={"MABENCH_MEMORY_LIMIT": "2M"})
+def test_a_run_over_the_memory_limit_is_refused_with_one_line(cli_main, monkeypatch):
+    monkeypatch.setenv("MABENCH_MEMORY_LIMIT", "2M")
+    proc = cli_main("run", "icsm", "census", "-k", "3")
     assert_user_error(proc, "icsm", "n=1080", "2.1 MB", "memory")
-    ok = run_cli("run", "mdav", "census", "-k", "3", env={"MABENCH_MEMORY_LIMIT": "2M"})
+    ok = cli_main("run", "mdav", "census", "-k", "3")
     assert ok.returncode == 0, ok.stderr  # a linear method of the same size fits
 
 
@@ -107,8 +108,9 @@ def test_refusal_happens_before_the_algorithm_runs(monkeypatch, tmp_path):
     assert calls == []
 
 
-def test_bad_limit_is_a_user_error():
-    proc = run_cli("run", "mdav", "census", "-k", "3", env={"MABENCH_MEMORY_LIMIT": "lots"})
+def test_bad_limit_is_a_user_error(cli_main, monkeypatch):
+    monkeypatch.setenv("MABENCH_MEMORY_LIMIT", "lots")
+    proc = cli_main("run", "mdav", "census", "-k", "3")
     assert_user_error(proc, "MABENCH_MEMORY_LIMIT='lots'")
 
 

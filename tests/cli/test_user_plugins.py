@@ -11,6 +11,9 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
+
+from support import forget_plugins
 
 MDAV_COPY = '''"""A copy of mdav under test: labels shifted by nothing, the same partition."""
 import dataclasses
@@ -21,10 +24,19 @@ ALGORITHM = dataclasses.replace(_BUILTIN{extra})
 '''
 
 
-def mabench(*args, home: Path, cwd: Path | None = None):
-    env = {**os.environ, "MABENCH_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "mabench.cli", *args], capture_output=True, text=True, env=env,
-                          cwd=cwd, timeout=600)
+@pytest.fixture
+def mabench(cli_main, monkeypatch):
+    """``mabench(*ARGS, home=FOLDER)``: ``mabench ARGS`` with ``MABENCH_HOME=FOLDER``, in this process
+    (the plugin registries read afresh before and after)."""
+    def call(*args, home: Path):
+        monkeypatch.setenv("MABENCH_HOME", str(home))
+        forget_plugins()
+        try:
+            return cli_main(*args)
+        finally:
+            forget_plugins()
+
+    return call
 
 
 def _home(tmp_path: Path, extra: str) -> Path:
@@ -34,7 +46,7 @@ def _home(tmp_path: Path, extra: str) -> Path:
     return home
 
 
-def test_a_user_plugin_with_a_builtins_name_is_refused_in_one_line(tmp_path):
+def test_a_user_plugin_with_a_builtins_name_is_refused_in_one_line(tmp_path, mabench):
     home = _home(tmp_path, "")
     proc = mabench("run", "mdav", "tarragona", "-k", "3", home=home)
     assert proc.returncode == 2, proc.stderr
@@ -46,7 +58,7 @@ def test_a_user_plugin_with_a_builtins_name_is_refused_in_one_line(tmp_path):
     assert proc.returncode == 2 and "override=True" in proc.stderr
 
 
-def test_an_override_runs_and_the_record_names_the_plugin_file_and_hash(tmp_path):
+def test_an_override_runs_and_the_record_names_the_plugin_file_and_hash(tmp_path, mabench):
     home = _home(tmp_path, ", override=True")
     proc = mabench("run", "mdav", "tarragona", "-k", "3", home=home)
     assert proc.returncode == 0, proc.stderr
@@ -58,7 +70,7 @@ def test_an_override_runs_and_the_record_names_the_plugin_file_and_hash(tmp_path
     assert abs(record["il"] - 16.932587622823796) < 1e-12  # the copy's partition is the built-in's
 
 
-def test_a_search_started_from_a_user_plugin_names_it_as_its_init(tmp_path):
+def test_a_search_started_from_a_user_plugin_names_it_as_its_init(tmp_path, mabench):
     home = _home(tmp_path, ", override=True")
     proc = mabench("run", "ls", "tarragona", "-k", "3", home=home)
     assert proc.returncode == 0, proc.stderr
@@ -76,7 +88,7 @@ def test_builtin_runs_record_no_user_plugin(tmp_path):
     assert len(record["code_hash"]) == 64
 
 
-def test_results_tables_record_the_user_plugins(tmp_path):
+def test_results_tables_record_the_user_plugins(tmp_path, mabench):
     home = _home(tmp_path, ", override=True")
     cells = tmp_path / "cells" / "tarragona" / "mdav" / "seed0"
     cells.mkdir(parents=True)

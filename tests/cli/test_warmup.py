@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from numba import njit
 
 from support import ROOT, assert_user_error, run_cli, safety_net
@@ -90,3 +91,13 @@ def test_after_warmup_the_readme_example_compiles_nothing():
                           timeout=safety_net(120))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", ["emad", "hm", "kw"])
+def test_warmup_takes_a_method_whose_defaults_refuse_two_columns(name):
+    # emad's c=3 selects three variables, hm and kw (projection=none) take one column: the warm-up's
+    # data adapt instead of the warm-up refusing the method
+    from mabench.bench.warmup import warm
+
+    warmed = warm([name])
+    assert warmed and all(w == name or w.startswith(f"{name}[") for w in warmed)

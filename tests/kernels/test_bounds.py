@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oracles.partition_bruteforce import optimum
-from support import ROOT, assert_user_error, run_cli
+from support import ROOT, assert_user_error
 
 from mabench.kernels.lowerbound import bounds as KB
 from mabench.optimum import bounds as RB
@@ -110,19 +110,19 @@ def test_stored_bounds_below_best_known():
         assert (merged["il_bound"] < merged["il"]).all(), method
 
 
-def test_cli_bound(tmp_path):
+def test_cli_bound(tmp_path, cli_main):
     data = tmp_path / "d.csv"
     rng = np.random.default_rng(1)
     pd.DataFrame(rng.normal(size=(40, 3)), columns=["a", "b", "c"]).to_csv(data, index=False)
-    proc = run_cli("bound", str(data), "-k", "3,5")
+    proc = cli_main("bound", str(data), "-k", "3,5")
     assert proc.returncode == 0, proc.stderr
     import json
 
     lines = [json.loads(x) for x in proc.stdout.splitlines()]
     assert [x["k"] for x in lines] == [3, 5]
     assert all(x["il_bound"] > 0 and x["sse_bound"] > 0 for x in lines)
-    assert_user_error(run_cli("bound", str(data), "-k", "50"), "k=50")
-    cover = run_cli("bound", str(data), "-k", "3,5", "--method", "cover")
+    assert_user_error(cli_main("bound", str(data), "-k", "50"), "k=50")
+    cover = cli_main("bound", str(data), "-k", "3,5", "--method", "cover")
     assert cover.returncode == 0, cover.stderr
     covered = [json.loads(x) for x in cover.stdout.splitlines()]
     assert [x["method"] for x in covered] == ["cover", "cover"]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from oracles.partition_bruteforce import group_sse, optimum
-from support import ROOT, assert_user_error, run_cli, safety_net
+from support import ROOT, assert_user_error, safety_net
 
 from mabench.kernels.lowerbound import colgen as CG
 from mabench.optimum import bounds as B
@@ -174,19 +174,19 @@ def test_stored_lp_bounds_below_best_known():
     assert len(best) == 12 and (best["il_bound"] < best["il"]).all()
 
 
-def test_cli_bound_lp(tmp_path):
+def test_cli_bound_lp(tmp_path, cli_main):
     data = tmp_path / "d.csv"
     rng = np.random.default_rng(2)
     pd.DataFrame(rng.normal(size=(30, 2)), columns=["a", "b"]).to_csv(data, index=False)
     lines = {}
     for method in ("pair", "lp"):
-        proc = run_cli("bound", str(data), "-k", "3", "--method", method, "--budget", "20")
+        proc = cli_main("bound", str(data), "-k", "3", "--method", method, "--budget", "20")
         assert proc.returncode == 0, proc.stderr
         lines[method] = json.loads(proc.stdout.splitlines()[0])
         assert lines[method]["method"] == method and lines[method]["k"] == 3 and lines[method]["n"] == 30
     assert lines["pair"]["sse_bound"] <= lines["lp"]["sse_bound"] + 1e-9
     assert lines["lp"]["sse_bound"] <= lines["lp"]["lp_value"]
-    assert_user_error(run_cli("bound", str(data), "-k", "3", "--method", "lp", "--budget", "nan"), "--budget")
+    assert_user_error(cli_main("bound", str(data), "-k", "3", "--method", "lp", "--budget", "nan"), "--budget")
 
 
 def test_store_keeps_the_larger_bound_per_method(tmp_path):

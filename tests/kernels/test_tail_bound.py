@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oracles.partition_bruteforce import optimum
-from support import run_cli
 from test_lp_bound import NET, cut_instance, groups
 
 from mabench.kernels.lowerbound import colgen as CG
@@ -75,12 +74,12 @@ def test_tail_bound_above_the_lp_somewhere():
     assert rises >= 1
 
 
-def test_cli_bound_tail(tmp_path):
+def test_cli_bound_tail(tmp_path, cli_main):
     data = tmp_path / "d.csv"
     pd.DataFrame(np.random.default_rng(5).normal(size=(24, 2)), columns=["a", "b"]).to_csv(data, index=False)
     lines = {}
     for method in ("lp", "tail"):
-        proc = run_cli("bound", str(data), "-k", "3", "--method", method, "--budget", "20")
+        proc = cli_main("bound", str(data), "-k", "3", "--method", method, "--budget", "20")
         assert proc.returncode == 0, proc.stderr
         lines[method] = json.loads(proc.stdout.splitlines()[0])
     assert lines["tail"]["method"] == "tail" and lines["tail"]["tail_records"] > 0

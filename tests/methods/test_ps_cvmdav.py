@@ -7,8 +7,6 @@ full recomputation, ties -> lowest record id); the Numba plugins must give the s
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -326,9 +324,9 @@ def test_runner_hands_raw_values_only_to_algorithms_declaring_scale():
     assert runner.algorithm_input(algo, algo.resolve({}), X, zscore(X)) is not X  # no scale param: z-scores
 
 
-def test_cli_shows_raw_il_next_to_standardized():
-    proc = subprocess.run([sys.executable, "-m", "mabench.cli", "run", "ps", "tarragona", "-k", "3", "--param",
-                           "scale=raw", "--metrics", "il,il_raw"], capture_output=True, text=True, check=True)
+def test_cli_shows_raw_il_next_to_standardized(cli_main):
+    proc = cli_main("run", "ps", "tarragona", "-k", "3", "--param", "scale=raw", "--metrics", "il,il_raw")
+    assert proc.returncode == 0, proc.stderr
     rec = json.loads(proc.stdout)
     assert rec["params"] == "fill=greedy,scale=raw"
     assert rec["il_raw"] == pytest.approx(5.4927, abs=5e-5)

@@ -137,10 +137,10 @@ def test_evaluate_scores_a_partition_as_its_run_did(extra):
         mabench.evaluate(frame, run.labels, k=3, columns=columns)
 
 
-def test_cli_evaluate_gives_the_runs_numbers(tmp_path):
+def test_cli_evaluate_gives_the_runs_numbers(tmp_path, cli_main):
     from support import run_then_evaluate
 
     path = tmp_path / "s.csv"
     _frame().assign(id=[f"r{i}" for i in range(45)]).to_csv(path, index=False)
-    run_record, record = run_then_evaluate("mdav", path, ",".join(_frame().columns), tmp_path)
+    run_record, record = run_then_evaluate(cli_main, "mdav", path, ",".join(_frame().columns), tmp_path)
     assert {m: record[m] for m in ("il", "dld", "id")} == {m: run_record[m] for m in ("il", "dld", "id")}

@@ -8,7 +8,7 @@ import ast
 
 import pytest
 
-from support import ROOT, assert_user_error, run_cli
+from support import ROOT, assert_user_error
 from mabench import metrics
 from mabench.errors import UserError
 from mabench.metrics import context
@@ -59,12 +59,12 @@ def test_an_unknown_option_is_still_refused_with_the_known_ones_named():
     assert "unknown metric option 'id_q'" in str(err.value) and "id_p" in str(err.value)
 
 
-def test_list_metrics_describes_each_option_from_its_declaration():
-    proc = run_cli("list", "metrics")
+def test_list_metrics_describes_each_option_from_its_declaration(cli_main):
+    proc = cli_main("list", "metrics")
     assert proc.returncode == 0, proc.stderr
     for name, m in metrics.REGISTRY.items():
         line = next(line for line in proc.stdout.splitlines() if line.startswith(name + "\t"))
         for o in m.options:
             assert f"{o} ({metrics.OPTIONS[o]})" in line, (name, o)
-    proc = run_cli("run", "mdav", "tarragona", "-k", "3", "--option", "id_q=1")
+    proc = cli_main("run", "mdav", "tarragona", "-k", "3", "--option", "id_q=1")
     assert_user_error(proc, "unknown metric option 'id_q'")

@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
-from support import ROOT, assert_user_error
+from support import assert_user_error
 
-
-
-def mabench(*args):
-    return subprocess.run([sys.executable, "-m", "mabench.cli", *args], capture_output=True, text=True, cwd=ROOT)
 
 
 @pytest.fixture(scope="module")
@@ -39,30 +33,30 @@ def files(tmp_path_factory):
 
 
 
-def test_good_call_prints_every_metric(files):
+def test_good_call_prints_every_metric(files, cli_main):
     names = "il,m1,m2,m3,m4,m5,g_il,dld,rld,id,g_dr,si,sdid,il1s"
-    proc = mabench("evaluate", files["data"], files["good"], "-k", "3", "--metrics", names,
-                   "--option", "key_variables=[\"a\",3]", "--option", "id_p=[5,10]")
+    proc = cli_main("evaluate", files["data"], files["good"], "-k", "3", "--metrics", names,
+                    "--option", "key_variables=[\"a\",3]", "--option", "id_p=[5,10]")
     assert proc.returncode == 0, proc.stderr
     record = json.loads(proc.stdout)
     assert set(names.split(",")) <= set(record)
 
 
-def test_partition_length_mismatch(files):
-    assert_user_error(mabench("evaluate", files["data"], files["short"], "--metrics", "dld"), "9 labels", "12 records")
+def test_partition_length_mismatch(files, cli_main):
+    assert_user_error(cli_main("evaluate", files["data"], files["short"], "--metrics", "dld"), "9 labels", "12 records")
 
 
-def test_group_smaller_than_k(files):
-    assert_user_error(mabench("evaluate", files["data"], files["small"], "-k", "3", "--metrics", "id"), "k=3")
+def test_group_smaller_than_k(files, cli_main):
+    assert_user_error(cli_main("evaluate", files["data"], files["small"], "-k", "3", "--metrics", "id"), "k=3")
 
 
 @pytest.mark.parametrize("which", ["text", "frac"])
-def test_labels_not_integers(files, which):
-    assert_user_error(mabench("evaluate", files["data"], files[which], "--metrics", "g_il"), "integers")
+def test_labels_not_integers(files, which, cli_main):
+    assert_user_error(cli_main("evaluate", files["data"], files[which], "--metrics", "g_il"), "integers")
 
 
-def test_unknown_metric(files):
-    assert_user_error(mabench("evaluate", files["data"], files["good"], "--metrics", "g_il,dlr"), "unknown metric 'dlr'")
+def test_unknown_metric(files, cli_main):
+    assert_user_error(cli_main("evaluate", files["data"], files["good"], "--metrics", "g_il,dlr"), "unknown metric 'dlr'")
 
 
 BAD = [
@@ -80,12 +74,12 @@ BAD = [
 
 
 @pytest.mark.parametrize("args,needle", BAD, ids=[b[1] for b in BAD])
-def test_bad_options(files, args, needle):
-    assert_user_error(mabench("evaluate", files["data"], files["good"], "-k", "3", *args), needle)
+def test_bad_options(files, args, needle, cli_main):
+    assert_user_error(cli_main("evaluate", files["data"], files["good"], "-k", "3", *args), needle)
 
 
-def test_rerun_rld_works_under_run_and_key_variables_override_the_catalog():
-    proc = mabench("run", "cbfs", "census", "-k", "5", "--param", "tail=group", "--metrics", "rld",
-                   "--option", "rld_mode=rerun", "--option", "key_variables=[1,2]")
+def test_rerun_rld_works_under_run_and_key_variables_override_the_catalog(cli_main):
+    proc = cli_main("run", "cbfs", "census", "-k", "5", "--param", "tail=group", "--metrics", "rld",
+                    "--option", "rld_mode=rerun", "--option", "key_variables=[1,2]")
     assert proc.returncode == 0, proc.stderr
     assert 0 < json.loads(proc.stdout)["rld"] <= 100

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -183,13 +181,11 @@ def test_rld_literal_brute_force_on_census(census, ties):
 # --------------------------------------------------------------------------- through the CLI
 
 
-def test_golden_values_through_mabench_run_and_evaluate(tmp_path):
+def test_golden_values_through_mabench_run_and_evaluate(tmp_path, cli_main):
     part = tmp_path / "p3.csv"
-    run = subprocess.run([sys.executable, "-m", "mabench.cli", "run", "cbfs", "census", "-k", "3",
-                          "--param", "tail=group", "--out", str(part)], capture_output=True, text=True, cwd=ROOT)
+    run = cli_main("run", "cbfs", "census", "-k", "3", "--param", "tail=group", "--out", str(part))
     assert run.returncode == 0, run.stderr
-    ev = subprocess.run([sys.executable, "-m", "mabench.cli", "evaluate", "census", str(part), "-k", "3",
-                         "--metrics", "g_il,id,rld,g_dr,si"], capture_output=True, text=True, cwd=ROOT)
+    ev = cli_main("evaluate", "census", str(part), "-k", "3", "--metrics", "g_il,id,rld,g_dr,si")
     assert ev.returncode == 0, ev.stderr
     record = json.loads(ev.stdout)
     assert abs(record["g_il"] - G_IL_THESIS[3]) <= 0.002

@@ -15,7 +15,7 @@ from mabench.errors import UserError
 from mabench.metrics import AVAILABLE_CASES
 from oracles import available_metrics as metric_oracle
 from oracles import per_variable_missing as oracle
-from support import assert_user_error, run_cli, run_then_evaluate
+from support import assert_user_error, run_then_evaluate
 
 COLUMNS = ["a", "b", "c"]
 
@@ -72,11 +72,11 @@ def test_evaluate_gives_the_runs_numbers_for_every_available_case_metric(weights
     np.testing.assert_allclose(run.masked[COLUMNS].to_numpy(), xm, rtol=1e-13)  # NaN where the input had NaN
 
 
-def test_cli_run_and_evaluate_agree_with_the_api(tmp_path):
+def test_cli_run_and_evaluate_agree_with_the_api(tmp_path, cli_main):
     df = _frame().drop(columns="w").assign(id=[f"r{i}" for i in range(40)])
     path = tmp_path / "s.csv"
     df.to_csv(path, index=False)
-    run_record, record = run_then_evaluate("onedims", path, ",".join(COLUMNS), tmp_path)
+    run_record, record = run_then_evaluate(cli_main, "onedims", path, ",".join(COLUMNS), tmp_path)
     labels = pd.read_csv(tmp_path / "p.csv").to_numpy()
     api = mabench.evaluate(df, labels, k=3, columns=COLUMNS, missing="available", metrics=["il", "dld", "id"])
     assert {m: record[m] for m in api} == {m: run_record[m] for m in api} == api
@@ -84,7 +84,7 @@ def test_cli_run_and_evaluate_agree_with_the_api(tmp_path):
         (run_record["n_groups"], run_record["min_group"], run_record["max_group"])
 
 
-def test_what_cannot_be_scored_is_refused_in_one_line(tmp_path):
+def test_what_cannot_be_scored_is_refused_in_one_line(tmp_path, cli_main):
     df = _frame()
     labels = _labels(df, 3, 0)
     with pytest.raises(UserError, match=r"^a per-variable partition \(onedims\) ranks each variable's observed"):
@@ -100,5 +100,5 @@ def test_what_cannot_be_scored_is_refused_in_one_line(tmp_path):
     path = tmp_path / "s.csv"
     df.to_csv(path, index=False)
     pd.DataFrame(labels, columns=["group_1", "group_2", "group_3"]).to_csv(tmp_path / "p.csv", index=False)
-    assert_user_error(run_cli("evaluate", str(path), str(tmp_path / "p.csv"), "-k", "20", "--columns",
-                              ",".join(COLUMNS), "--missing", "available"), "< k=20 records")
+    assert_user_error(cli_main("evaluate", str(path), str(tmp_path / "p.csv"), "-k", "20", "--columns",
+                               ",".join(COLUMNS), "--missing", "available"), "< k=20 records")

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -73,22 +70,19 @@ def test_the_nan_label_is_named(tmp_path):
     assert "NaN" in problems[0] or "negative label" in problems[0], problems
 
 
-def test_mabench_check_cli_one_line_per_failure_and_exit_status(tmp_path):
+def test_mabench_check_cli_one_line_per_failure_and_exit_status(tmp_path, cli_main):
     path = _write(tmp_path, "short group")
-    proc = subprocess.run([sys.executable, "-m", "mabench.cli", "check", str(path), "-k", "3"],
-                          capture_output=True, text=True, timeout=600)
+    proc = cli_main("check", str(path), "-k", "3")
     assert proc.returncode == 1 and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("mabench: check failed: broken: invalid partition")
     good = tmp_path / "good.py"
     good.write_text(HEADER + "def run(Z, k, params, rng):\n    return good(Z, k)\n"
                     + FOOTER.format(bound="2 * k - 1", deterministic=True))
-    proc = subprocess.run([sys.executable, "-m", "mabench.cli", "check", str(good)], capture_output=True, text=True,
-                          timeout=600)
+    proc = cli_main("check", str(good))
     assert proc.returncode == 0, proc.stderr
     assert '"passed": true' in proc.stdout
-    proc = subprocess.run([sys.executable, "-m", "mabench.cli", "check", str(tmp_path / "none.py")],
-                          capture_output=True, text=True, timeout=600)
+    proc = cli_main("check", str(tmp_path / "none.py"))
     assert proc.returncode == 2 and "does not exist" in proc.stderr
 
 

@@ -8,13 +8,12 @@ from __future__ import annotations
 import ast
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from support import ROOT
+from support import ROOT, forget_plugins
 from mabench import discovery
 from mabench.plugin import Algorithm, Param, raw_scale, scale_param
 
@@ -48,46 +47,45 @@ ALGORITHM = Algorithm(
 '''
 
 
-def _home(tmp_path: Path) -> tuple[Path, dict]:
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    """A MABENCH_HOME holding the hooked plugin, in force for this test (HOOK_LOG: the hook's log)."""
     home = tmp_path / "home"
     (home / "algorithms").mkdir(parents=True)
     (home / "algorithms" / "hooked.py").write_text(HOOKED)
-    log = tmp_path / "hook.log"
-    return home, {**os.environ, "MABENCH_HOME": str(home), "HOOK_LOG": str(log)}
+    monkeypatch.setenv("MABENCH_HOME", str(home))
+    monkeypatch.setenv("HOOK_LOG", str(tmp_path / "hook.log"))
+    forget_plugins()
+    yield home
+    forget_plugins()
 
 
-def _calls(env: dict) -> list:
-    path = Path(env["HOOK_LOG"])
+def _calls() -> list:
+    path = Path(os.environ["HOOK_LOG"])
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
-def test_the_runner_calls_the_plugins_hook_with_the_cells_shape(tmp_path):
-    home, env = _home(tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "mabench.cli", "run", "hooked", "tarragona", "-k", "5,3"],
-                          capture_output=True, text=True, env=env, timeout=600)
+def test_the_runner_calls_the_plugins_hook_with_the_cells_shape(home, cli_main):
+    proc = cli_main("run", "hooked", "tarragona", "-k", "5,3")
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["k"] for r in records] == [5, 3]
     assert records[0]["params"] == ""  # a neutral parameter stays out of the record
     n, d = records[0]["n"], records[0]["d"]
-    assert _calls(env) == [[n, d, 3, {"how": "fast"}]]  # once per batch, the smallest k, before any cell
+    assert _calls() == [[n, d, 3, {"how": "fast"}]]  # once per batch, the smallest k, before any cell
 
 
-def test_mabench_check_passes_a_plugin_with_a_hook_and_calls_it(tmp_path):
-    home, env = _home(tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "mabench.cli", "check", str(home / "algorithms" / "hooked.py"),
-                           "-k", "3"], capture_output=True, text=True, env=env, timeout=600)
+def test_mabench_check_passes_a_plugin_with_a_hook_and_calls_it(home, cli_main):
+    proc = cli_main("check", str(home / "algorithms" / "hooked.py"), "-k", "3")
     assert proc.returncode == 0, proc.stderr
-    shapes = {(n, d) for n, d, k, _ in _calls(env)}
+    shapes = {(n, d) for n, d, k, _ in _calls()}
     assert {(23, 3), (24, 3), (23, 1)} <= shapes  # the check's data (tiny, tie-heavy, one column)
 
 
-def test_mabench_check_reports_a_failing_hook_in_one_line(tmp_path):
-    home, env = _home(tmp_path)
+def test_mabench_check_reports_a_failing_hook_in_one_line(home, cli_main):
     path = home / "algorithms" / "hooked.py"
     path.write_text(HOOKED.replace("    tiny_run(ALGORITHM, d, k, params)", "    raise RuntimeError('no kernel')"))
-    proc = subprocess.run([sys.executable, "-m", "mabench.cli", "check", str(path), "-k", "3"],
-                          capture_output=True, text=True, env=env, timeout=600)
+    proc = cli_main("check", str(path), "-k", "3")
     assert proc.returncode != 0
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "warm-up" in lines[0] and "no kernel" in lines[0], proc.stderr

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from mabench.plugin import Algorithm, Param
+from mabench.plugin import Algorithm, Param, tiny_run
 from mabench.errors import UserError
 from mabench.kernels.methods.ward import kward_sorted, kwr_sorted
 
@@ -45,9 +45,14 @@ def univariate(name: str, *, diagonal: bool, recursive: bool, time: str, memory:
     def run(Z, k, params, rng, raw=None):
         return run_univariate(Z, k, params, name, diagonal=diagonal, recursive=recursive, raw=raw)
 
-    return Algorithm(name=name, time=time, memory=memory, title=title, citation=citation, run=run,
+    def warm_up(n, d, k, params):
+        # without a projection the method takes one column, whatever the warm-up's d
+        tiny_run(algo, 1 if params["projection"] == "none" else d, k, params)
+
+    algo = Algorithm(name=name, time=time, memory=memory, title=title, citation=citation, run=run,
                      params={"projection": PROJECTION, **({"theta": THETA} if recursive else {})},
-                     deterministic=True, uses_raw=True)
+                     deterministic=True, uses_raw=True, warm_up=warm_up)
+    return algo
 
 
 def project(Z: np.ndarray, how: str, who: str, raw: np.ndarray | None = None) -> np.ndarray:
