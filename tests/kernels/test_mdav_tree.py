@@ -252,3 +252,53 @@ def test_k_nearest_query_is_exact_where_single_precision_rounds(kind, size, spre
         assert K.kd_nearest_k(T, p, 7, top_d, top_i, KS) == 7
         assert T.rec[top_i].tolist() == want.tolist()
         assert top_d.tolist() == want_d.tolist()
+
+
+def _outliers_and_cells(n, d, offset, scale, rng):
+    """Records that a coarse view of a leaf cannot tell apart: tight clusters (spread ``scale`` · 1e-4,
+    some rows exact duplicates) beside a few records 50 times farther out, so that leaves' boxes are
+    wide around records that nearly coincide; everything shifted by ``offset`` from the origin."""
+    centres = rng.standard_normal((max(1, n // 40), d)) * scale
+    Z = centres[rng.integers(0, len(centres), n)] + 1e-4 * scale * rng.standard_normal((n, d))
+    Z[rng.random(n) < 0.3] = Z[0]                      # exact duplicates
+    Z[rng.random(n) < 0.05] *= 50.0                    # far records stretch the leaves' boxes
+    return np.ascontiguousarray(offset + Z)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(2, 900), d=st.integers(1, 12), offset=st.sampled_from([0.0, 1e3, 1e9]),
+       scale=st.sampled_from([1e-6, 1.0, 1e6]), want=st.integers(1, 9), seed=st.integers(0, 2**32 - 1))
+def test_k_nearest_query_is_exact_on_clusters_duplicates_and_outliers(n, d, offset, scale, want, seed):
+    """kd_nearest_k filters a leaf's records before any double distance. On clusters, exact duplicates
+    and far records, near the origin and 10⁹ from it, the answer is still the double pass's, ties to
+    the lowest id, queried from records (MDAV's seeds, the record itself skipped) and from points
+    between them, with a fifth of the records grouped."""
+    rng = np.random.default_rng(seed)
+    Z = _outliers_and_cells(n, d, offset, scale, rng)
+    T, KS, pos = _tree_of_all(Z)
+    dead = rng.random(n) < 0.2
+    for r in np.flatnonzero(dead):
+        K.kd_delete(T, pos[r])
+    top_d, top_i = np.empty(want), np.empty(want, dtype=np.int64)
+    for r in rng.integers(0, n, 15):
+        alive = np.flatnonzero(~dead & (np.arange(n) != r))
+        p = Z[r].copy()
+        ids, dist = _scan_nearest(Z, p, alive, want)
+        cnt = K.kd_nearest_k(T, p, want, top_d, top_i, KS, pos[r] if not dead[r] else -1)
+        assert T.rec[top_i[:cnt]].tolist() == ids.tolist()
+        assert top_d[:cnt].tolist() == dist.tolist()
+        q = Z[r] + 0.5 * (Z[rng.integers(0, n)] - Z[r])
+        ids, dist = _scan_nearest(Z, q, np.flatnonzero(~dead), want)
+        cnt = K.kd_nearest_k(T, q, want, top_d, top_i, KS)
+        assert T.rec[top_i[:cnt]].tolist() == ids.tolist()
+        assert top_d[:cnt].tolist() == dist.tolist()
+
+
+@pytest.mark.parametrize("offset, scale", [(0.0, 1.0), (1e6, 1e-3), (0.0, 1e9)])
+def test_tree_kernels_agree_on_clusters_duplicates_and_outliers(offset, scale):
+    """The MDAV and CBFS tree kernels on clustered, duplicated records with far outliers (wide leaf
+    boxes around nearly coinciding records), at a size where the tree has many leaves and is rebuilt."""
+    rng = np.random.default_rng(int(offset) % 97 + int(np.log10(scale) + 10))
+    Z = _outliers_and_cells(3_000, 6, offset, scale, rng)
+    _same_mdav(Z, 3)
+    _same_cbfs(Z, 4)
