@@ -90,11 +90,16 @@ def _check(owner: str, n: int, d: int, alpha: float) -> None:
         raise UserError(f"data set {owner}: alpha must be a positive number (Dirichlet concentration), got {alpha}")
 
 
+def pruefer_sequence(rng: np.random.Generator, d: int) -> list[int]:
+    """The Pruefer sequence of a uniformly random labelled tree on 0..d-1: d-2 draws from [0, d)."""
+    return [int(v) for v in rng.integers(0, d, size=d - 2)] if d > 2 else []
+
+
 def pruefer_tree(rng: np.random.Generator, d: int) -> list[tuple[int, int]]:
-    """A uniformly random labelled tree on 0..d-1 (Pruefer sequence of d-2 draws), as undirected edges."""
+    """A uniformly random labelled tree on 0..d-1 (:func:`pruefer_sequence` decoded), as undirected edges."""
     if d < 2:
         return []
-    seq = [int(v) for v in rng.integers(0, d, size=d - 2)] if d > 2 else []
+    seq = pruefer_sequence(rng, d)
     degree = [1] * d
     for v in seq:
         degree[v] += 1

@@ -1,16 +1,15 @@
 """Plain-Python reference for the thesis_ch6 generator's tree (datasets/thesis_ch6.py, ``pruefer_tree``):
-the textbook O(d²) decoding of a Prüfer sequence, the smallest leaf found by a scan at each step,
-with the sequence drawn from ``rng`` as the generator draws it (test oracle; slow is fine)."""
+the textbook O(d²) decoding of a Prüfer sequence, the smallest leaf found by a scan at each step
+(test oracle; slow is fine)."""
 
 from __future__ import annotations
 
 
-def pruefer_edges(rng, d):
-    """The d − 1 edges (leaf, parent) of the tree of d vertices whose Prüfer sequence is d − 2
-    integers in [0, d) drawn from ``rng``; [] for d < 2."""
+def pruefer_edges(seq, d):
+    """The d − 1 edges (leaf, parent) of the tree of d vertices whose Prüfer sequence is ``seq`` (d − 2
+    integers in [0, d)); [] for d < 2."""
     if d < 2:
         return []
-    seq = [int(v) for v in rng.integers(0, d, size=d - 2)] if d > 2 else []
     degree = [1] * d
     for v in seq:
         degree[v] += 1
