@@ -32,6 +32,23 @@ def cli_main(capsys):
     return lambda *args: main_in_process(capsys, *args)
 
 
+@pytest.fixture
+def cli_main_home(cli_main, monkeypatch):
+    """``cli_main_home(*ARGS, home=FOLDER)``: ``cli_main(*ARGS)`` with ``MABENCH_HOME=FOLDER``, the
+    plugin registries and code hashes read afresh before and after (:func:`support.forget_plugins`)."""
+    from support import forget_plugins
+
+    def call(*args, home):
+        monkeypatch.setenv("MABENCH_HOME", str(home))
+        forget_plugins()
+        try:
+            return cli_main(*args)
+        finally:
+            forget_plugins()
+
+    return call
+
+
 
 def pytest_collection_modifyitems(config, items):
     """The order in which `make test` hands whole files to its 2 workers (``--dist loadfile

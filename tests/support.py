@@ -122,10 +122,12 @@ def main_in_process(capsys, *args) -> Proc:
 
 
 def forget_plugins() -> None:
-    """Make the next discovery read ``MABENCH_HOME`` afresh: drop the loaded user plugins and the
-    cached registries (for in-process tests that change or write a plugin tree)."""
-    from mabench import discovery
+    """Make the next discovery read ``MABENCH_HOME`` afresh: drop the loaded user plugins, the cached
+    registries and the code hashes of the files read (for in-process tests that change or write a
+    plugin tree)."""
+    from mabench import codehash, discovery
 
+    codehash.clear_caches()
     for name in [m for m in sys.modules if m.startswith("mabench_user_plugins.")]:
         del sys.modules[name]
     discovery._algorithms.cache_clear()
