@@ -78,8 +78,8 @@ def test_results_tables_record_the_user_plugins(tmp_path, cli_main_home):
     proc = cli_main_home("run", "mdav", "tarragona", "-k", "3", home=home)
     (cells / "k3.json").write_text(proc.stdout)
     out = tmp_path / "results.parquet"
-    proc = cli_main_home("aggregate", str(cells / "k3.json"), "--cells-dir", str(tmp_path / "cells"), "--out", str(out),
-                   home=home)
+    proc = cli_main_home("aggregate", str(cells / "k3.json"), "--cells-dir", str(tmp_path / "cells"),
+                         "--out", str(out), home=home)
     assert proc.returncode == 0, proc.stderr
     frame = pd.read_parquet(out)
     assert frame["plugin_overrides"].tolist() == ["mdav"]
