@@ -55,7 +55,7 @@ def tree_pays(from_size, n: int, d: int) -> bool:
     return False
 
 
-KDTree = namedtuple("KDTree", "P rec leaf_of start end left right parent lo hi count alive PT norm box32")
+KDTree = namedtuple("KDTree", "P rec leaf_of start end left right parent lo hi count alive PT norm")
 KDTree.__doc__ = """A k-d tree over n records (:func:`kd_build`), nodes numbered from the root 0.
 
 Per position i (records in leaf order): P (n, d) the records' rows (P[i] = Z[rec[i]]), rec (n,) the
@@ -64,10 +64,8 @@ end (nodes,) its position range, left, right (nodes,) its children (-1 at a leaf
 (-1 at the root), lo, hi (nodes, d) its bounding box, count (nodes,) its alive records. PT (n·d,)
 float32: P leaf by leaf, column-major within a leaf (leaf v's column j starts at start[v]·d +
 j·size(v)), from which kd_nearest_k filters a leaf's records side by side in vector instructions (a
-grouped position's first coordinate there is NaN, so it never passes the filter); norm (2,) the
-largest |P[i]| and the norm of the vector of the columns' largest |P[:, j]| (no box corner is longer),
-for the filters' error bounds; box32 (nodes, 2·d) float32 node v's box widened to single precision
-(lo rounded down, then hi rounded up, in one row), for kd_nearest_k's walk."""
+grouped position's first coordinate there is NaN, so it never passes the filter); norm (1,) the
+largest |P[i]|, for the filter's error bound."""
 
 
 @njit(cache=True)
@@ -140,7 +138,6 @@ def kd_build(Z, ids):
         nodes += 2
     P = np.empty((n, d))
     PT = np.empty(n * d, dtype=np.float32)
-    box32 = _widened_boxes(lo[:nodes], hi[:nodes])
     norm = 0.0
     for i in range(n):
         v = leaf_of[i]
@@ -153,50 +150,7 @@ def kd_build(Z, ids):
             sq += x * x
         norm = max(norm, sq)
     return KDTree(P, rec, leaf_of, start[:nodes], end[:nodes], left[:nodes], right[:nodes], parent[:nodes],
-                  lo[:nodes], hi[:nodes], count[:nodes], np.ones(n, dtype=np.bool_), PT,
-                  np.array([np.sqrt(norm), _corner_norm(box32)]), box32)
-
-
-@njit(cache=True)
-def _widened_boxes(lo, hi):
-    """(nodes, 2·d) float32: each box's lo rounded down and hi rounded up to single precision, so the
-    single-precision box holds every record of the double one (a bound from it is never larger).
-
-    Parameters
-    ----------
-    lo, hi : (nodes, d) float64 — the boxes.
-
-    Returns
-    -------
-        (nodes, 2·d) float32.
-    """
-    nodes, d = lo.shape
-    out = np.empty((nodes, 2 * d), dtype=np.float32)
-    down = np.float32(-np.inf)
-    up = np.float32(np.inf)
-    for v in range(nodes):
-        for j in range(d):
-            a = np.float32(lo[v, j])
-            if np.float64(a) > lo[v, j]:
-                a = np.nextafter(a, down)
-            b = np.float32(hi[v, j])
-            if np.float64(b) < hi[v, j]:
-                b = np.nextafter(b, up)
-            out[v, j] = a
-            out[v, d + j] = b
-    return out
-
-
-@njit(cache=True)
-def _corner_norm(box32):
-    """The norm of the vector of each column's largest |coordinate| over the widened root box (row 0):
-    no corner of any box in the tree is longer."""
-    d = box32.shape[1] // 2
-    sq = 0.0
-    for j in range(d):
-        x = max(abs(np.float64(box32[0, j])), abs(np.float64(box32[0, d + j])))
-        sq += x * x
-    return np.sqrt(sq)
+                  lo[:nodes], hi[:nodes], count[:nodes], np.ones(n, dtype=np.bool_), PT, np.array([np.sqrt(norm)]))
 
 
 @njit(cache=True)
@@ -431,30 +385,6 @@ def box_gap(lo, hi, v, p):
     return b
 
 
-@njit(cache=True, inline="always")
-def box_gap32(box32, v, p32):
-    """:func:`box_gap` in single precision on the widened box (:class:`KDTree`'s box32): the squared
-    distance from p32 to box v, which kd_nearest_k compares with its filter threshold like a record's
-    single-precision distance (the bound on it is stated above :func:`single_margin`).
-
-    Parameters
-    ----------
-    box32 : (nodes, 2·d) float32 — the widened boxes, lo then hi.
-    v : int — a node.
-    p32 : (d,) float32 — the point.
-
-    Returns
-    -------
-    float32 — the single-precision squared gap.
-    """
-    d = p32.size
-    b = np.float32(0.0)
-    for j in range(d):
-        t = max(box32[v, j] - p32[j], p32[j] - box32[v, d + j], np.float32(0.0))
-        b += t * t
-    return b
-
-
 @njit(cache=True)
 def _point_tol(p):
     pp = 0.0
@@ -577,7 +507,6 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
     int — how many were found.
     """
     P, rec, start, end, left, right, lo, hi, count, alive, PT = T.P, T.rec, T.start, T.end, T.left, T.right, T.lo, T.hi, T.count, T.alive, T.PT
-    box32 = T.box32
     _, stack, bounds, dist, p32 = KS
     d = P.shape[1]
     if want <= 0:
@@ -587,18 +516,18 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
     for j in range(d):
         p32[j] = p[j]
         pn += p[j] * p[j]
-    err, rel, filt = single_margin(T.norm[1], np.sqrt(pn), d)  # the corner norm bounds records and boxes
-    thr = np.inf  # single-precision distances (to a record or a box) above thr cannot enter
+    err, rel, filt = single_margin(T.norm[0], np.sqrt(pn), d)
+    thr = np.inf  # single-precision distances above thr cannot enter
     cnt = 0
     sp = 0
     if count[0] > 0:
         stack[0] = 0
-        bounds[0] = 0.0
+        bounds[0] = box_gap(lo, hi, np.int64(0), p)
         sp = 1
     while sp > 0:
         sp -= 1
         v = stack[sp]
-        if count[v] == 0 or cnt == want and (bounds[sp] > thr if filt else bounds[sp] * (1.0 - SLACK) - tol > top_d[cnt - 1]):
+        if count[v] == 0 or (cnt == want and bounds[sp] * (1.0 - SLACK) - tol > top_d[cnt - 1]):
             continue
         a = left[v]
         if a < 0:
@@ -621,12 +550,8 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
                     thr = b * b * rel
             continue
         b = right[v]
-        if filt:
-            ba = box_gap32(box32, a, p32)
-            bb = box_gap32(box32, b, p32)
-        else:
-            ba = box_gap(lo, hi, a, p)
-            bb = box_gap(lo, hi, b, p)
+        ba = box_gap(lo, hi, a, p)
+        bb = box_gap(lo, hi, b, p)
         sp = _push_children(count, stack, bounds, sp, a, ba, b, bb)
         _prefetch_leaf(PT, start, end, left, a, d)
         _prefetch_leaf(PT, start, end, left, b, d)
