@@ -302,3 +302,78 @@ def test_tree_kernels_agree_on_clusters_duplicates_and_outliers(offset, scale):
     Z = _outliers_and_cells(3_000, 6, offset, scale, rng)
     _same_mdav(Z, 3)
     _same_cbfs(Z, 4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(d=st.integers(1, 12), m=st.integers(1, 80), seed=st.integers(0, 2**32 - 1), pick=st.integers(0, 10**6),
+       shift=st.sampled_from([-1.0, 0.0, 1.0]), at_least=st.booleans())
+def test_a_leaf_is_rejected_after_its_head_columns_only_when_the_full_filter_rejects_it(d, m, seed, pick, shift,
+                                                                                      at_least):
+    """kdtree._leaf_rejected (kd_nearest_k's leaf filter once it holds its answer's size) stops after the
+    first HEAD_COLUMNS attributes when every partial sum is above thr: it must say what the full filter
+    says (no record with a single-precision distance <= thr; grouped records are NaN), and leave the
+    full distances behind when it does not reject. Small integers make the partial and full sums
+    exact, so thr lands exactly on them; ``at_least`` puts thr on the smallest partial sum, which a record
+    with a zero tail reaches in full (the leaf must be kept although no partial sum is below thr)."""
+    from mabench.kernels.spatial.kdtree import _leaf_rejected
+
+    rng = np.random.default_rng(seed)
+    X = np.empty((m, d), dtype=np.float32)
+    X[:, :6] = rng.integers(-4, 5, size=(m, min(d, 6)))
+    X[:, 6:] = rng.integers(0, 2, size=(m, max(d - 6, 0)))   # tails of 0 (at p) or 1
+    X[rng.random(m) < 0.2, 0] = np.nan                        # grouped
+    p = np.zeros(d, dtype=np.float32)
+    full = np.zeros(m, dtype=np.float32)
+    head = np.zeros(m, dtype=np.float32)
+    for j in range(d):
+        full += (X[:, j] - p[j]) ** 2
+        if j < 6:
+            head += (X[:, j] - p[j]) ** 2
+    sums = np.concatenate([full, head])
+    sums = sums[~np.isnan(sums)]
+    thr = float(sums[pick % sums.size]) + shift if sums.size else 1.0 + shift
+    if at_least and not np.isnan(head).all():
+        low = np.nanargmin(head)
+        X[low, 6:] = 0.0                                      # its tail adds nothing: full == head
+        full[low] = head[low]
+        thr = float(head[low])
+    PT = np.concatenate([np.zeros(3 * d, dtype=np.float32), X.T.ravel()])   # the leaf starts at position 3
+    dist = np.full(m, -1.0, dtype=np.float32)
+    rejected = _leaf_rejected(PT, 3, m, d, p, dist, thr)
+    assert rejected == (not (full <= thr).any())
+    if not rejected:
+        assert np.array_equal(dist, full, equal_nan=True)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e6, 1e9])
+@pytest.mark.parametrize("d", [7, 10, 12])
+def test_k_nearest_query_is_exact_where_leaves_are_rejected_after_their_head_columns(offset, d):
+    """kd_nearest_k on records whose first attributes spread widely and the last ones little (so most
+    leaves are rejected after their first HEAD_COLUMNS attributes), on an integer grid (ties in distance,
+    exact duplicates), with a fifth grouped, near the origin and far from it: the answer is the double
+    pass's, ties to the lowest id."""
+    rng = np.random.default_rng(d + int(np.log10(offset + 1)))
+    n = 6_000
+    Z = np.empty((n, d))
+    Z[:, :6] = rng.integers(0, 12, size=(n, 6))
+    Z[:, 6:] = rng.integers(0, 2, size=(n, d - 6))
+    Z[rng.random(n) < 0.1] = Z[rng.integers(0, n)]          # duplicates
+    Z = np.ascontiguousarray(Z + offset)
+    T, KS, pos = _tree_of_all(Z)
+    dead = rng.random(n) < 0.2
+    for r in np.flatnonzero(dead):
+        K.kd_delete(T, pos[r])
+    for want in (1, 2, 5):
+        top_d, top_i = np.empty(want), np.empty(want, dtype=np.int64)
+        for r in rng.integers(0, n, 40):
+            skip = pos[r] if not dead[r] else -1
+            alive = np.flatnonzero(~dead & (np.arange(n) != r))
+            ids, dist = _scan_nearest(Z, Z[r], alive, want)
+            cnt = K.kd_nearest_k(T, Z[r].copy(), want, top_d, top_i, KS, skip)
+            assert T.rec[top_i[:cnt]].tolist() == ids.tolist()
+            assert top_d[:cnt].tolist() == dist.tolist()
+            q = Z[r] + 0.5 * (Z[rng.integers(0, n)] - Z[r])
+            ids, dist = _scan_nearest(Z, q, np.flatnonzero(~dead), want)
+            cnt = K.kd_nearest_k(T, q, want, top_d, top_i, KS)
+            assert T.rec[top_i[:cnt]].tolist() == ids.tolist()
+            assert top_d[:cnt].tolist() == dist.tolist()
