@@ -452,67 +452,14 @@ def _leaf_distances(PT, s0, m, d, p32, dist):
     """
     for t in range(m):
         dist[t] = 0.0
-    _add_columns(PT, s0, m, d, p32, dist, 0, d)
-
-
-@njit(cache=True, inline="always")
-def _add_columns(PT, s0, m, d, p32, dist, j0, j1):
-    """Add (x_j − p_j)² for the attributes j0 ≤ j < j1, in that order, to dist[:m] (the leaf at s0).
-
-    Parameters
-    ----------
-    PT, s0, m, d, p32, dist — as for :func:`_leaf_distances`.
-    j0, j1 : int — the attribute range.
-
-    Returns
-    -------
-    None.
-    """
     # Unsigned indices need no negative-index fix-up, so the loop vectorizes without a column view (a
     # view is a new array object per column, with its reference counting).
-    for j in range(j0, j1):
+    for j in range(d):
         pj = p32[j]
         base = np.uint64(s0 * d + j * m)
         for t in range(np.uint64(m)):
             u = PT[base + t] - pj
             dist[t] += u * u
-
-
-# kd_nearest_k, once it holds its answer's size, checks a leaf after its first HEAD_COLUMNS attributes:
-# about 60 % of the leaves a query from the rim opens are rejected there (10^6 x 10 standard-normal
-# records; after 3 columns 6 %, after 4 18 %), and the rest of their columns is not computed.
-HEAD_COLUMNS = 6
-
-
-@njit(cache=True, inline="always")
-def _leaf_rejected(PT, s0, m, d, p32, dist, thr):
-    """Whether no record of the leaf at s0 has a single-precision distance <= thr (the filter of
-    kd_nearest_k), computing its columns past the first HEAD_COLUMNS only when some partial sum is still
-    <= thr; dist[:m] holds the full distances when it returns False.
-
-    Exact: each distance is a sum of nonnegative squares, and with rounding to nearest adding a
-    nonnegative number never makes a sum smaller (the exact sum is not smaller and rounding is
-    monotone), so a partial sum never exceeds the full one computed from it: a partial sum above thr
-    means the full single-precision distance is above thr, and the full filter would reject the
-    record too. A grouped record's NaN is never <= thr either way.
-
-    Parameters
-    ----------
-    PT, s0, m, d, p32, dist — as for :func:`_leaf_distances`.
-    thr : float — the filter's threshold.
-
-    Returns
-    -------
-    bool — True when the full filter rejects every record of the leaf.
-    """
-    for t in range(m):
-        dist[t] = 0.0
-    head = min(HEAD_COLUMNS, d)
-    _add_columns(PT, s0, m, d, p32, dist, 0, head)
-    if head < d and not _any_within(dist, m, thr):
-        return True
-    _add_columns(PT, s0, m, d, p32, dist, head, d)
-    return not _any_within(dist, m, thr)
 
 
 @njit(cache=True, inline="always")
@@ -586,9 +533,8 @@ def kd_nearest_k(T, p, want, top_d, top_i, KS, skip=-1):
         if a < 0:
             s0 = start[v]
             m = end[v] - s0
-            if cnt < want:
-                _leaf_distances(PT, s0, m, d, p32, dist)
-            elif _leaf_rejected(PT, s0, m, d, p32, dist, thr):
+            _leaf_distances(PT, s0, m, d, p32, dist)
+            if cnt == want and not _any_within(dist, m, thr):
                 continue
             for t in range(m):
                 i = s0 + t
