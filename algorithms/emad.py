@@ -47,7 +47,7 @@ import itertools
 import numpy as np
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, tree_memory
+from mabench.plugin import Algorithm, Param, read_only, tree_memory
 from mabench.errors import UserError
 
 MATS = ("cbfs_fixed", "cbfs", "mdav")
@@ -156,7 +156,8 @@ def candidate_subsets(ranking, c: int) -> list[tuple[int, ...]]:
 
 # ------------------------------------------------------------------ the MAT on selected columns
 def mat_labels(Z: np.ndarray, cols, k: int, mat: str, index: str = "auto") -> np.ndarray:
-    Zs = np.ascontiguousarray(Z[:, sorted(cols)])  # column order must not matter
+    # column order must not matter; read-only as the run's data, so the MAT's kernels are compiled once
+    Zs = read_only(np.ascontiguousarray(Z[:, sorted(cols)]))
     if mat == "mdav":
         return K.mdav_partition(Zs, k, K.TAIL_3K, index)
     if mat == "cbfs_fixed":

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm
+from mabench.plugin import Algorithm, read_only
 
 
 @njit(cache=True)
@@ -55,7 +55,7 @@ def _nearest(X, center, k, available):
 
 def kward_labels(Z, k):
     def owners(idx):
-        X = np.ascontiguousarray(Z[idx])
+        X = read_only(np.ascontiguousarray(Z[idx]))  # the run's data's type: its kernels compiled once
         r, s = farthest_pair(X)
         available = np.ones(idx.size, dtype=bool)
         g_r = _nearest(X, r, k, available)

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, tree_memory
+from mabench.plugin import Algorithm, Param, read_only, tree_memory
 
 
 @njit(cache=True)
@@ -136,7 +136,7 @@ def run(Z, k, params, rng):
     next_label = n_trees
     for t in big:
         members = members_of[t]
-        sub = np.ascontiguousarray(Z[members])
+        sub = read_only(np.ascontiguousarray(Z[members]))  # the run's data's type: shared kernels compiled once
         if params["split"] == "d":
             part = diameter_fixed_size(sub, k)
         else:

@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from mabench.kernels.core.distances import sqdist_rows
+from mabench.kernels.core.readonly import as_read_only
 
 SCANS = 8  # pick_region: groups picked by scanning before it sorts them all
 RMAX = 16  # largest region the DP accepts: 2^16 masks × d sums in scratch
@@ -176,18 +177,18 @@ def pick_region(Z, labels, sizes, means, members, seed_group, rmax, order_g, ord
     (int, int) — records and groups in the region.
     """
     c = means.shape[0]
-    sqdist_rows(means, seed_group, order_d)
+    sqdist_rows(as_read_only(means), seed_group, order_d)
     for g in range(c):
         order_g[g] = g
     # Groups in order of (distance, group id), as a stable sort would give them; a region takes a few
     # groups, so they are picked by repeated scans (no sort of all c), and a walk that has not ended after
     # SCANS picks finishes on the sorted order.
-    r = 0
-    ng = 0
+    r = np.int64(0)
+    ng = np.int64(0)
     prev_d = -1.0
     prev_g = -1
     for t in range(min(c, SCANS)):
-        g = -1
+        g = np.int64(-1)
         bd = np.inf
         for h in range(c):
             dh = order_d[h]
@@ -206,8 +207,8 @@ def pick_region(Z, labels, sizes, means, members, seed_group, rmax, order_g, ord
         ng += 1
     if c <= SCANS:
         return r, ng
-    r = 0
-    ng = 0
+    r = np.int64(0)
+    ng = np.int64(0)
     idx = np.argsort(order_d, kind="mergesort")
     for t in range(c):
         g = idx[t]

@@ -224,9 +224,9 @@ def _final_labels(X: np.ndarray, medoids: np.ndarray) -> np.ndarray:
 @numba.njit(cache=True)
 def _clara(X: np.ndarray, kk: int, samples: int, nsam: int):
     n, d = X.shape
-    state = 0
+    state = np.int64(0)
     best = np.zeros(kk, dtype=np.int64)
-    have_best = False
+    have_best = np.bool_(False)
     best_cost = -1.0
     full = n == nsam
     for _ in range(samples):

@@ -33,6 +33,7 @@ from numba import njit
 
 from mabench.kernels.core.buffer import UNASSIGNED
 from mabench.kernels.core.groups import group_means
+from mabench.kernels.core.readonly import as_read_only
 from mabench.kernels.spatial.mst import farthest_from_centroid, npn_order
 
 
@@ -236,7 +237,7 @@ def sequence_of_groups(Z, labels, n_groups, how):
             pos += 1
     elif how == SEQ_CHAIN:
         means, _ = group_means(Z, labels, n_groups)
-        g_order = npn_order(means, labels[farthest_from_centroid(Z)])
+        g_order = npn_order(as_read_only(means), labels[farthest_from_centroid(Z)])
         for r in range(n_groups):
             rank[g_order[r]] = r
     else:

@@ -21,6 +21,7 @@ import numba
 import numpy as np
 
 from mabench.errors import UserError
+from mabench.plugin import read_only
 from mabench.kernels.core.linalg import eigh_jacobi, inverse_logdet
 from mabench.kernels.methods.chi_square import chi2_isf, consistency
 from mabench.kernels.methods.mcd_steps import below, distances, mean_cov, shuffle_prefix, smallest
@@ -330,7 +331,7 @@ class MCD:
     def mahalanobis(self, X: np.ndarray) -> np.ndarray:
         """Squared Mahalanobis distances of the rows of ``X`` under the reweighted estimate
         (pseudo-inverse when it is singular)."""
-        return robust_distances(np.ascontiguousarray(X, dtype=np.float64), self.location, self.covariance)
+        return robust_distances(read_only(np.ascontiguousarray(X, dtype=np.float64)), self.location, self.covariance)
 
 
 def robust_distances(X: np.ndarray, loc: np.ndarray, cov: np.ndarray) -> np.ndarray:
@@ -415,7 +416,8 @@ def fit(X: np.ndarray, seed: int) -> MCD:
     ------
     UserError — an empty table or a NaN/inf value.
     """
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    # read-only whatever the caller passes (a run's data, or a projection it made): one compile of each kernel
+    X = read_only(np.ascontiguousarray(X, dtype=np.float64))
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise UserError(f"the MCD needs a table of at least one record and one variable, got shape {X.shape}")
     if not np.all(np.isfinite(X)):

@@ -36,6 +36,7 @@ from numba import njit
 
 from mabench.kernels.core.distances import sqdist_to
 from mabench.kernels.core.groups import follow_links
+from mabench.kernels.core.readonly import as_read_only
 from mabench.kernels.methods.mdav import TAIL_MDAV1, mdav_labels
 from mabench.plugin import Param
 
@@ -158,7 +159,7 @@ def dissolve_reassign(Z, labels, k, cap, reverse, resplit):
         g = G - 1 - step if reverse else step
         if not live[g] or n_live < 2:
             continue
-        m = follow_links(head[g], NIL, nxt, members)
+        m = follow_links(head[g], np.int64(NIL), nxt, members)
         n_touched = 0
         ok = True
         for t in range(m):
@@ -237,7 +238,7 @@ def dissolve_reassign(Z, labels, k, cap, reverse, resplit):
                 sub_z[t, j] = Z[i, j]
             t += 1
             i = nxt[i]
-        sub = mdav_labels(sub_z, k, np.int64(TAIL_MDAV1), tally)
+        sub = mdav_labels(as_read_only(sub_z), k, np.int64(TAIL_MDAV1), tally)
         n_sub = 0
         for t in range(size):
             if sub[t] + 1 > n_sub:

@@ -200,7 +200,7 @@ def _heap_pop(hv, hi, hs, size):
     the last entry down, and one sift for push and pop). The layout can differ from a sift-down's; the
     top, the least (v, i), which is all kWD reads, cannot."""
     size -= 1
-    pos = 0
+    pos = np.int64(0)
     c = 1
     while c < size:
         if c + 1 < size and _heap_before(hv[c + 1], hi[c + 1], hv[c], hi[c]):
