@@ -5,14 +5,30 @@ This file puts ``tests/`` on ``sys.path`` (pytest's rootdir conftest), so ``impo
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sys
+import tempfile
 from collections import Counter
+from pathlib import Path
 
 _NUMPY_FIRST = "numpy" in sys.modules  # a plugin loaded it before this file: its BLAS kernel is chosen
 
 import mabench  # noqa: E402,F401  (before numpy: pins the BLAS kernel as the mabench command does)
 import numpy as np  # noqa: E402
 import pytest
+
+
+def pytest_configure(config):
+    """An xdist worker compiles a cached Numba kernel only when the other one is not compiling it
+    (``compile_lock.py``): on an empty cache, the second worker to want a kernel loads it instead."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        from compile_lock import serialize_compiles
+        from mabench.codehash import numba_cache_dir
+
+        cache = numba_cache_dir()
+        serialize_compiles(Path(tempfile.gettempdir()) / "mabench-compile-locks"
+                           / hashlib.sha256(cache.encode()).hexdigest()[:16])
 
 
 @pytest.fixture
@@ -30,6 +46,23 @@ def cli_main(capsys):
     from support import main_in_process
 
     return lambda *args: main_in_process(capsys, *args)
+
+
+@pytest.fixture
+def cli_main_home(cli_main, monkeypatch):
+    """``cli_main_home(*ARGS, home=FOLDER)``: ``cli_main(*ARGS)`` with ``MABENCH_HOME=FOLDER``, the
+    plugin registries and code hashes read afresh before and after (:func:`support.forget_plugins`)."""
+    from support import forget_plugins
+
+    def call(*args, home):
+        monkeypatch.setenv("MABENCH_HOME", str(home))
+        forget_plugins()
+        try:
+            return cli_main(*args)
+        finally:
+            forget_plugins()
+
+    return call
 
 
 

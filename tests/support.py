@@ -38,12 +38,16 @@ def tied_records(max_n: int, max_d: int, span: int = 3, min_n: int = 1):
 
 
 def run_plugin(name: str, params: dict, Z, k: int, seed: int = 0) -> np.ndarray:
-    """The labels of algorithm ``name`` on ``Z``, after checking them against its declared contract."""
+    """The labels of algorithm ``name`` on ``Z``, after checking them against its declared contract.
+    The plugin runs as every run calls it (``plugin.call_run``: read-only views), so its kernels are
+    the ones compiled for a run, which the Numba cache then shares with the rest of the suite."""
     from mabench import discovery, partition
+    from mabench.plugin import call_run
 
     algo = discovery.algorithm(name)
     resolved = algo.resolve(params)
-    labels = np.asarray(algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved, np.random.default_rng(seed)))
+    labels = np.asarray(call_run(algo, np.ascontiguousarray(Z, dtype=np.float64), k, resolved,
+                                 np.random.default_rng(seed)))
     partition.check(labels, len(Z), k, algo.max_group_size(k, resolved), who=name)
     return labels
 
@@ -118,10 +122,12 @@ def main_in_process(capsys, *args) -> Proc:
 
 
 def forget_plugins() -> None:
-    """Make the next discovery read ``MABENCH_HOME`` afresh: drop the loaded user plugins and the
-    cached registries (for in-process tests that change or write a plugin tree)."""
-    from mabench import discovery
+    """Make the next discovery read ``MABENCH_HOME`` afresh: drop the loaded user plugins, the cached
+    registries and the code hashes of the files read (for in-process tests that change or write a
+    plugin tree)."""
+    from mabench import codehash, discovery
 
+    codehash.clear_caches()
     for name in [m for m in sys.modules if m.startswith("mabench_user_plugins.")]:
         del sys.modules[name]
     discovery._algorithms.cache_clear()

@@ -148,14 +148,14 @@ def test_a_third_party_import_by_name_counts(tmp_path):
 
 # ---------------------------------------------------------------- the cell cache, with user plugins
 
-def _batch(home: Path, data: Path, cache: Path, cells: Path, algorithms) -> dict[str, int]:
-    """Cells computed per algorithm by `mabench batch` (the rest came from the cache)."""
-    env = {**os.environ, "MABENCH_HOME": str(home)}
+def _batch(cli_main_home, home: Path, data: Path, cache: Path, cells: Path, algorithms) -> dict[str, int]:
+    """Cells computed per algorithm by `mabench batch` (the rest came from the cache), in this process:
+    what is checked is what the cache recomputes, and ``cli_main_home`` reads the plugin tree and the
+    code hashes afresh for each call, as a new process would."""
     plan = {"batch": "t", "metrics": ["il"], "runs": [
         {"algorithm": name, "params": {}, "draws": [[0, str(data)]], "k": [3, 4], "cells_dir": str(cells / name)}
         for name in algorithms]}
-    proc = subprocess.run([sys.executable, "-m", "mabench.cli", "batch", "--plan", json.dumps(plan),
-                           "--cache-dir", str(cache)], capture_output=True, text=True, env=env, timeout=1800)
+    proc = cli_main_home("batch", "--plan", json.dumps(plan), "--cache-dir", cache, home=home)
     assert proc.returncode == 0, proc.stderr[-2000:]
     cached = [line.split("] ", 1)[1].split(" ")[0] for line in proc.stderr.splitlines() if line.endswith(")")
               and ": from cache (" in line]
@@ -164,7 +164,7 @@ def _batch(home: Path, data: Path, cache: Path, cells: Path, algorithms) -> dict
     return out
 
 
-def test_the_cell_cache_recomputes_exactly_the_edited_plugins_cells(tmp_path):
+def test_the_cell_cache_recomputes_exactly_the_edited_plugins_cells(tmp_path, cli_main_home):
     home = tmp_path / "home"
     (home / "algorithms").mkdir(parents=True)
     for name in ("pc1cut", "colcut"):
@@ -173,11 +173,15 @@ def test_the_cell_cache_recomputes_exactly_the_edited_plugins_cells(tmp_path):
     data.write_text("a,b,c\n" + "".join(f"{i % 7},{(i * 5) % 11},{i}\n" for i in range(30)))
     cache, cells = tmp_path / "cache", tmp_path / "cells"
     names = ["pc1cut", "colcut", "mdav", "icsm"]
-    assert _batch(home, data, cache, cells, names) == {name: 2 for name in names}
-    assert _batch(home, data, cache, cells, names) == {name: 0 for name in names}
+
+    def batch():
+        return _batch(cli_main_home, home, data, cache, cells, names)
+
+    assert batch() == {name: 2 for name in names}
+    assert batch() == {name: 0 for name in names}
     with open(home / "algorithms" / "pc1cut.py", "a") as fh:
         fh.write("\n# an edit\n")
-    assert _batch(home, data, cache, cells, names) == {"pc1cut": 2, "colcut": 0, "mdav": 0, "icsm": 0}
+    assert batch() == {"pc1cut": 2, "colcut": 0, "mdav": 0, "icsm": 0}
     record = json.loads((cells / "pc1cut" / "seed0" / "k3.json").read_text())
     assert record["plugin_path"] == str((home / "algorithms" / "pc1cut.py").resolve())
     assert "plugin_overrides" not in record and len(record["code_hash"]) == 64
@@ -221,19 +225,17 @@ def test_the_workflow_reruns_exactly_the_jobs_of_an_edited_plugin(tmp_path):
     assert planned_jobs() == {"run__" + job_of["pc1cut"].replace("/", "__")}
 
 
-def test_regress_with_a_cache_recomputes_exactly_the_edited_plugins_cells(tmp_path):
+def test_regress_with_a_cache_recomputes_exactly_the_edited_plugins_cells(tmp_path, cli_main_home):
     home = tmp_path / "home"
     (home / "algorithms").mkdir(parents=True)
     (home / "algorithms" / "pc1cut.py").write_text(USER_PLUGIN.format(name="pc1cut"))
     config = {"k": [3, 4], "algorithms": {"mdav": {"algorithm": "mdav"}, "pc1cut": {"algorithm": "pc1cut"}},
               "datasets": {"tarragona": {"spec": "tarragona"}}}
     (tmp_path / "c.yaml").write_text(json.dumps(config))
-    env = {**os.environ, "MABENCH_HOME": str(home)}
 
-    def regress(out: str) -> list[str]:
-        proc = subprocess.run([sys.executable, "-m", "mabench.cli", "regress", "--config", str(tmp_path / "c.yaml"),
-                               "--out", str(tmp_path / out), "--cache-dir", str(tmp_path / "cache")],
-                              capture_output=True, text=True, env=env, timeout=900)
+    def regress(out: str) -> list[str]:  # in this process, as _batch
+        proc = cli_main_home("regress", "--config", tmp_path / "c.yaml", "--out", tmp_path / out,
+                             "--cache-dir", tmp_path / "cache", home=home)
         assert proc.returncode == 0, proc.stderr[-2000:]
         return sorted(line.split(":")[0] for line in proc.stderr.splitlines() if ": from cache" in line)
 

@@ -11,9 +11,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
-from support import forget_plugins
 
 MDAV_COPY = '''"""A copy of mdav under test: labels shifted by nothing, the same partition."""
 import dataclasses
@@ -24,21 +22,6 @@ ALGORITHM = dataclasses.replace(_BUILTIN{extra})
 '''
 
 
-@pytest.fixture
-def mabench(cli_main, monkeypatch):
-    """``mabench(*ARGS, home=FOLDER)``: ``mabench ARGS`` with ``MABENCH_HOME=FOLDER``, in this process
-    (the plugin registries read afresh before and after)."""
-    def call(*args, home: Path):
-        monkeypatch.setenv("MABENCH_HOME", str(home))
-        forget_plugins()
-        try:
-            return cli_main(*args)
-        finally:
-            forget_plugins()
-
-    return call
-
-
 def _home(tmp_path: Path, extra: str) -> Path:
     home = tmp_path / "home"
     (home / "algorithms").mkdir(parents=True, exist_ok=True)
@@ -46,21 +29,21 @@ def _home(tmp_path: Path, extra: str) -> Path:
     return home
 
 
-def test_a_user_plugin_with_a_builtins_name_is_refused_in_one_line(tmp_path, mabench):
+def test_a_user_plugin_with_a_builtins_name_is_refused_in_one_line(tmp_path, cli_main_home):
     home = _home(tmp_path, "")
-    proc = mabench("run", "mdav", "tarragona", "-k", "3", home=home)
+    proc = cli_main_home("run", "mdav", "tarragona", "-k", "3", home=home)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr
     assert "the name of a built-in" in lines[0] and "override=True" in lines[0] and "mdav.py" in lines[0]
     assert proc.stdout == ""
-    proc = mabench("list", "algorithms", home=home)  # every command: the plugin tree is not in force
+    proc = cli_main_home("list", "algorithms", home=home)  # every command: the plugin tree is not in force
     assert proc.returncode == 2 and "override=True" in proc.stderr
 
 
-def test_an_override_runs_and_the_record_names_the_plugin_file_and_hash(tmp_path, mabench):
+def test_an_override_runs_and_the_record_names_the_plugin_file_and_hash(tmp_path, cli_main_home):
     home = _home(tmp_path, ", override=True")
-    proc = mabench("run", "mdav", "tarragona", "-k", "3", home=home)
+    proc = cli_main_home("run", "mdav", "tarragona", "-k", "3", home=home)
     assert proc.returncode == 0, proc.stderr
     record = json.loads(proc.stdout)
     path = home / "algorithms" / "mdav.py"
@@ -70,9 +53,9 @@ def test_an_override_runs_and_the_record_names_the_plugin_file_and_hash(tmp_path
     assert abs(record["il"] - 16.932587622823796) < 1e-12  # the copy's partition is the built-in's
 
 
-def test_a_search_started_from_a_user_plugin_names_it_as_its_init(tmp_path, mabench):
+def test_a_search_started_from_a_user_plugin_names_it_as_its_init(tmp_path, cli_main_home):
     home = _home(tmp_path, ", override=True")
-    proc = mabench("run", "ls", "tarragona", "-k", "3", home=home)
+    proc = cli_main_home("run", "ls", "tarragona", "-k", "3", home=home)
     assert proc.returncode == 0, proc.stderr
     record = json.loads(proc.stdout)
     assert record["init_plugin_overrides"] == "mdav" and record["init_plugin_path"].endswith("mdav.py")
@@ -88,15 +71,15 @@ def test_builtin_runs_record_no_user_plugin(tmp_path):
     assert len(record["code_hash"]) == 64
 
 
-def test_results_tables_record_the_user_plugins(tmp_path, mabench):
+def test_results_tables_record_the_user_plugins(tmp_path, cli_main_home):
     home = _home(tmp_path, ", override=True")
     cells = tmp_path / "cells" / "tarragona" / "mdav" / "seed0"
     cells.mkdir(parents=True)
-    proc = mabench("run", "mdav", "tarragona", "-k", "3", home=home)
+    proc = cli_main_home("run", "mdav", "tarragona", "-k", "3", home=home)
     (cells / "k3.json").write_text(proc.stdout)
     out = tmp_path / "results.parquet"
-    proc = mabench("aggregate", str(cells / "k3.json"), "--cells-dir", str(tmp_path / "cells"), "--out", str(out),
-                   home=home)
+    proc = cli_main_home("aggregate", str(cells / "k3.json"), "--cells-dir", str(tmp_path / "cells"),
+                         "--out", str(out), home=home)
     assert proc.returncode == 0, proc.stderr
     frame = pd.read_parquet(out)
     assert frame["plugin_overrides"].tolist() == ["mdav"]

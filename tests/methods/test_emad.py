@@ -12,6 +12,7 @@ from hypothesis import example, given, settings, strategies as st
 
 from mabench import data, discovery, partition
 from mabench.errors import UserError
+from mabench.plugin import call_run
 from mabench.bench.runner import run_cell
 from mabench.data.standardize import zscore
 from support import tied_records
@@ -68,7 +69,7 @@ def _emad(X, k=3, **params):
     algo = discovery.algorithm("emad")
     resolved = algo.resolve(params)
     Z = zscore(X)
-    labels, info = algo.run(Z, k, resolved, np.random.default_rng(0), raw=np.ascontiguousarray(X, dtype=float))
+    labels, info = call_run(algo, Z, k, resolved, np.random.default_rng(0), raw=np.ascontiguousarray(X, dtype=float))
     partition.check(np.asarray(labels), len(X), k, algo.max_group_size(k, resolved), who="emad")
     return np.asarray(labels), info
 

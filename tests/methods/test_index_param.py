@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from mabench import discovery, partition
-from mabench.plugin import split_output
+from mabench.plugin import call_run, split_output
 
 CASES = [
     ("mdav", {"tail": "3k"}), ("mdav", {"tail": "2k"}), ("mdav1", {}), ("mdav2", {}),
@@ -43,7 +43,7 @@ def test_scan_and_tree_give_the_same_labels(name, params):
             got = {}
             for index in ("scan", "tree"):
                 resolved = algo.resolve({**params, "index": index})
-                labels, _ = split_output(algo.run(Z, k, resolved, np.random.default_rng(0)))
+                labels, _ = split_output(call_run(algo, Z, k, resolved, np.random.default_rng(0)))
                 partition.check(labels, len(Z), k, algo.max_group_size(k, resolved), who=name)
                 got[index] = labels
             assert np.array_equal(got["scan"], got["tree"]), (kind, k)

@@ -15,6 +15,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 from mabench import data, discovery, partition
 from mabench.errors import UserError
+from mabench.plugin import call_run
 from mabench.kernels.methods.ward import kward_sorted, kwr_sorted
 from mabench.bench.runner import run_cell
 from mabench.data.standardize import zscore
@@ -130,8 +131,7 @@ def _canon(labels):
 def _run(name, Z, k, raw=None, **params):
     algo = discovery.algorithm(name)
     resolved = algo.resolve(params)
-    out = algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved, np.random.default_rng(0), raw=raw) \
-        if algo.uses_raw else algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved, np.random.default_rng(0))
+    out = call_run(algo, np.ascontiguousarray(Z, dtype=np.float64), k, resolved, np.random.default_rng(0), raw=raw)
     labels, info = (out if isinstance(out, tuple) else (out, {}))
     labels = np.asarray(labels, dtype=np.int64)
     partition.check(labels, len(Z), k, algo.max_group_size(k, resolved), who=name)

@@ -19,6 +19,7 @@ from hypothesis.extra.numpy import arrays
 
 from mabench import discovery, partition
 from mabench.errors import UserError
+from mabench.plugin import call_run
 from mabench.bench.runner import run_cell, split_output
 from oracles.mdav_family import _Sums
 
@@ -193,7 +194,7 @@ def iamat_literal(Z, k):
 def _algo_run(name, Z, k, params=None, seed=0):
     algo = discovery.algorithm(name)
     resolved = algo.resolve(params or {})
-    labels, info = split_output(algo.run(np.ascontiguousarray(Z, dtype=np.float64), k, resolved,
+    labels, info = split_output(call_run(algo, np.ascontiguousarray(Z, dtype=np.float64), k, resolved,
                                          np.random.default_rng(seed)))
     partition.check(labels, len(Z), k, algo.max_group_size(k, resolved), who=name)
     return labels, info

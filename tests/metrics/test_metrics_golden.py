@@ -27,6 +27,7 @@ import pytest
 
 from mabench import discovery
 from mabench.metrics import EvalContext, evaluate
+from mabench.plugin import call_run
 from mabench.data.standardize import zscore
 from support import ROOT
 
@@ -66,8 +67,8 @@ def census():
     algo = discovery.algorithms()["cbfs"]
     out = {}
     for k in (3, 4, 5):
-        labels = np.asarray(algo.run(z, k, THESIS_PARAMS, None), dtype=np.int64)
-        rerun = (lambda k_: lambda zz: np.asarray(algo.run(np.ascontiguousarray(zz), k_, THESIS_PARAMS, None)))(k)
+        labels = np.asarray(call_run(algo, z, k, THESIS_PARAMS, None), dtype=np.int64)
+        rerun = (lambda k_: lambda zz: np.asarray(call_run(algo, np.ascontiguousarray(zz), k_, THESIS_PARAMS, None)))(k)
         out[k] = (x, z, labels, columns, rerun)
     return out
 
