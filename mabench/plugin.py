@@ -203,12 +203,17 @@ def call_run(algo, z, k: int, params: dict, rng, raw=None):
                         "a plugin returns its partition, or raises an exception") from None
 
 
+def tiny_rows(k: int, d: int) -> int:
+    """Records of a warm-up's problem: a few groups of k, and more records than columns, as a run's
+    data has: an estimator with a branch for n <= d + 1 (the MCD's h-subsets cover every record there)
+    would otherwise compile only that branch, and the run would compile its general path inside a
+    cell's time."""
+    return max(3 * k + 1, 2 * d + 3)
+
+
 def tiny_problem(k: int, d: int) -> np.ndarray:
-    """(max(3k + 1, 2d + 3), d) standard normal values, the same every time: what a warm-up runs on.
-    More records than columns, as a run's data has: an estimator with a branch for n <= d + 1 (the
-    MCD's h-subsets cover every record there) would otherwise compile only that branch, and the run
-    would compile its general path inside a cell's time."""
-    return np.ascontiguousarray(np.random.default_rng(0).standard_normal((max(3 * k + 1, 2 * d + 3), d)))
+    """(:func:`tiny_rows`, d) standard normal values, the same every time: what a warm-up runs on."""
+    return np.ascontiguousarray(np.random.default_rng(0).standard_normal((tiny_rows(k, d), d)))
 
 
 def tiny_run(algo, d: int, k: int, params: dict) -> None:

@@ -24,7 +24,7 @@ def warm(algorithms: list[str], metrics=("il",), k: int = 3) -> list[str]:
     ``method`` or ``method[param=choice]`` strings."""
     from mabench import discovery
     from mabench.metrics import warm as warm_metrics
-    from mabench.plugin import split_aggregation
+    from mabench.plugin import split_aggregation, tiny_rows
 
     d = 2
     done = []
@@ -40,5 +40,5 @@ def warm(algorithms: list[str], metrics=("il",), k: int = 3) -> list[str]:
             for n in SIZES:
                 algo.warm(n, d, k, params)
             done.append(f"{algo.name}{label}")
-    warm_metrics(list(metrics), 3 * k + 1, d, k, {})
+    warm_metrics(list(metrics), tiny_rows(k, d), d, k, {})
     return list(dict.fromkeys(done))

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from support import ROOT, forget_plugins
+from support import ROOT
 from mabench import discovery
 from mabench.plugin import Algorithm, Param, raw_scale, scale_param
 
@@ -49,15 +49,13 @@ ALGORITHM = Algorithm(
 
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
-    """A MABENCH_HOME holding the hooked plugin, in force for this test (HOOK_LOG: the hook's log)."""
+    """A MABENCH_HOME holding the hooked plugin (HOOK_LOG: the hook's log); the CLI runs in it through
+    ``cli_main_home``."""
     home = tmp_path / "home"
     (home / "algorithms").mkdir(parents=True)
     (home / "algorithms" / "hooked.py").write_text(HOOKED)
-    monkeypatch.setenv("MABENCH_HOME", str(home))
     monkeypatch.setenv("HOOK_LOG", str(tmp_path / "hook.log"))
-    forget_plugins()
-    yield home
-    forget_plugins()
+    return home
 
 
 def _calls() -> list:
@@ -65,8 +63,8 @@ def _calls() -> list:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
-def test_the_runner_calls_the_plugins_hook_with_the_cells_shape(home, cli_main):
-    proc = cli_main("run", "hooked", "tarragona", "-k", "5,3")
+def test_the_runner_calls_the_plugins_hook_with_the_cells_shape(home, cli_main_home):
+    proc = cli_main_home("run", "hooked", "tarragona", "-k", "5,3", home=home)
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["k"] for r in records] == [5, 3]
@@ -75,17 +73,17 @@ def test_the_runner_calls_the_plugins_hook_with_the_cells_shape(home, cli_main):
     assert _calls() == [[n, d, 3, {"how": "fast"}]]  # once per batch, the smallest k, before any cell
 
 
-def test_mabench_check_passes_a_plugin_with_a_hook_and_calls_it(home, cli_main):
-    proc = cli_main("check", str(home / "algorithms" / "hooked.py"), "-k", "3")
+def test_mabench_check_passes_a_plugin_with_a_hook_and_calls_it(home, cli_main_home):
+    proc = cli_main_home("check", str(home / "algorithms" / "hooked.py"), "-k", "3", home=home)
     assert proc.returncode == 0, proc.stderr
     shapes = {(n, d) for n, d, k, _ in _calls()}
     assert {(23, 3), (24, 3), (23, 1)} <= shapes  # the check's data (tiny, tie-heavy, one column)
 
 
-def test_mabench_check_reports_a_failing_hook_in_one_line(home, cli_main):
+def test_mabench_check_reports_a_failing_hook_in_one_line(home, cli_main_home):
     path = home / "algorithms" / "hooked.py"
     path.write_text(HOOKED.replace("    tiny_run(ALGORITHM, d, k, params)", "    raise RuntimeError('no kernel')"))
-    proc = cli_main("check", str(path), "-k", "3")
+    proc = cli_main_home("check", str(path), "-k", "3", home=home)
     assert proc.returncode != 0
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "warm-up" in lines[0] and "no kernel" in lines[0], proc.stderr

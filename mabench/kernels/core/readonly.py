@@ -5,6 +5,7 @@ compiled for read-only arrays. Numba compiles a kernel once more for every disti
 and a writable array is another type: a kernel that builds its own array (a group's records, a
 subset of columns) and passes it to a shared kernel would compile that kernel, and everything it
 calls, a second time. Called through :func:`as_read_only` it takes the compiled read-only version.
+(From Python, ``mabench.plugin.read_only`` gives the same type: a read-only view.)
 """
 
 from __future__ import annotations
