@@ -13,9 +13,10 @@ The Python API (:mod:`mabench.api`)::
 Its names are loaded on first use, so ``import mabench`` (and the ``mabench`` command) stays fast.
 """
 
-from mabench import blas
+from mabench import blas, optlevel
 
 blas.pin()  # before anything imports numpy: OpenBLAS reads its kernel choice when it loads
+optlevel.pin()  # before anything imports Numba: it reads NUMBA_OPT when it loads
 
 from mabench.errors import UserError
 
