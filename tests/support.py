@@ -52,6 +52,15 @@ def run_plugin(name: str, params: dict, Z, k: int, seed: int = 0) -> np.ndarray:
     return labels
 
 
+def as_run(Z) -> np.ndarray:
+    """``Z`` as a run hands it to a plugin (``plugin.call_run``): float64, C-contiguous, a read-only view.
+    Numba compiles a kernel once more for a writable array; a test that calls kernels on this checks
+    the kernels runs use and loads them from the cache when another test compiled them."""
+    from mabench.plugin import read_only
+
+    return read_only(np.ascontiguousarray(Z, dtype=np.float64))
+
+
 def same_partition(a, b) -> bool:
     """Whether two labelings group the records alike (group numbers aside)."""
     from mabench import partition

@@ -14,10 +14,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from mabench import kernels as K
-from mabench.kernels.methods.cbfs_grid import cbfs_fixed_grid, cbfs_fixed_labels
+from mabench.kernels.core.counter import GROUPED
+from mabench.kernels.methods.cbfs_grid import CROWDED, cbfs_fixed_grid, cbfs_fixed_labels
 from mabench.kernels.spatial.grid import grid_build, grid_delete, grid_nearest_k, reach_offsets
 from oracles.mdav_family import cbfs as cbfs_reference
-from support import tied_records
+from support import as_run, tied_records
 
 
 def _data(kind, n, d, rng):
@@ -44,14 +45,19 @@ def _data(kind, n, d, rng):
 KINDS = ("normal", "offset", "grid", "duplicates", "zscored", "outlier")
 
 
+def _grid(Z, k, crowded=np.inf):
+    """The grid kernel as ``cbfs_fixed_labels`` calls it (with the progress counter)."""
+    return cbfs_fixed_grid(as_run(Z), k, crowded, GROUPED)
+
+
 def _scan(Z, k):
-    return K.cbfs_labels_scan(np.ascontiguousarray(Z), k, True, True)
+    return K.cbfs_labels(as_run(Z), k, True, True, "scan")
 
 
 @settings(max_examples=80, deadline=None)
 @given(Z=tied_records(max_n=120, max_d=4, span=2), k=st.integers(1, 6))
 def test_grid_kernel_gives_the_pass_kernels_partition_on_tied_records(Z, k):
-    assert np.array_equal(cbfs_fixed_grid(Z, k, np.inf), _scan(Z, k))
+    assert np.array_equal(_grid(Z, k), _scan(Z, k))
 
 
 @settings(max_examples=40, deadline=None)
@@ -59,20 +65,20 @@ def test_grid_kernel_gives_the_pass_kernels_partition_on_tied_records(Z, k):
        seed=st.integers(0, 2**32 - 1))
 def test_grid_kernel_gives_the_pass_kernels_partition(kind, n, d, k, seed):
     Z = _data(kind, n, d, np.random.default_rng(seed))
-    assert np.array_equal(cbfs_fixed_grid(Z, k, np.inf), _scan(Z, k))
+    assert np.array_equal(_grid(Z, k), _scan(Z, k))
 
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("d", [1, 2, 3, 4])
 def test_grid_kernel_agrees_at_the_size_of_emads_subsets(kind, d):
     Z = _data(kind, 5_000, d, np.random.default_rng(d))
-    assert np.array_equal(cbfs_fixed_grid(Z, 3, np.inf), K.cbfs_labels(Z, 3, True, True, "tree"))
+    assert np.array_equal(_grid(Z, 3), K.cbfs_labels(as_run(Z), 3, True, True, "tree"))
 
 
 @settings(max_examples=30, deadline=None)
 @given(Z=tied_records(max_n=40, max_d=3, span=2, min_n=5), k=st.integers(2, 5))  # the oracle needs n >= k
 def test_grid_kernel_gives_the_plain_python_cbfs(Z, k):
-    assert np.array_equal(cbfs_fixed_grid(Z, k, np.inf), cbfs_reference(Z, k, "group", "fixed"))
+    assert np.array_equal(_grid(Z, k), cbfs_reference(Z, k, "group", "fixed"))
 
 
 def test_every_index_choice_gives_the_same_partition_and_crowded_data_leave_the_grid():
@@ -81,16 +87,16 @@ def test_every_index_choice_gives_the_same_partition_and_crowded_data_leave_the_
         Z = _data(kind, 3_000, 3, rng)
         want = _scan(Z, 3)
         for index in ("auto", "tree", "scan"):
-            assert np.array_equal(cbfs_fixed_labels(Z, 3, index), want), (kind, index)
+            assert np.array_equal(cbfs_fixed_labels(as_run(Z), 3, index), want), (kind, index)
     # one outlier stretches the box: every other record shares a cell, the grid declines
-    assert cbfs_fixed_grid(_data("outlier", 3_000, 3, rng), 3).size == 0
+    assert _grid(_data("outlier", 3_000, 3, rng), 3, CROWDED).size == 0
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_k_nearest_query_equals_a_numpy_scan_with_deletions(kind):
     rng = np.random.default_rng(11)
     for d in (1, 2, 3, 4):
-        Z = _data(kind, 700, d, rng)
+        Z = as_run(_data(kind, 700, d, rng))
         grid = grid_build(Z, 4.0)
         offsets, least = reach_offsets(d)
         alive = np.ones(len(Z), dtype=bool)

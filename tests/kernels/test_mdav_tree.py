@@ -14,6 +14,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from mabench import kernels as K
+from mabench.kernels.core.counter import GROUPED
+from support import as_run
 
 MDAV_TAILS = (K.TAIL_3K, K.TAIL_2K, K.TAIL_MDAV1)
 CBFS_VARIANTS = [(tg, fx) for tg in (False, True) for fx in (False, True)]
@@ -41,7 +43,7 @@ KINDS = ("normal", "clustered", "grid", "duplicates", "zscored")
 
 
 def _same_mdav(Z, k):
-    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    Z = as_run(Z)
     for tail in MDAV_TAILS:
         want = K.mdav_partition(Z, k, tail, "scan")
         got = K.mdav_partition(Z, k, tail, "tree")
@@ -49,7 +51,7 @@ def _same_mdav(Z, k):
 
 
 def _same_cbfs(Z, k):
-    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    Z = as_run(Z)
     for tail_group, fixed in CBFS_VARIANTS:
         want = K.cbfs_labels(Z, k, tail_group, fixed, "scan")
         got = K.cbfs_labels(Z, k, tail_group, fixed, "tree")
@@ -89,43 +91,46 @@ def test_two_thread_kernels_give_the_pass_kernels_partition(kind):
     valid. The partition must not change, on data where it often is not (ties, duplicates)."""
     rng = np.random.default_rng(13)
     for n, d in ((4_000, 3), (2_500, 10)):
-        Z = np.ascontiguousarray(_data(kind, n, d, rng))
+        Z = as_run(_data(kind, n, d, rng))
         for k in (2, 3, 5):
             for tail in MDAV_TAILS:
-                assert np.array_equal(K.mdav_labels(Z, k, tail), K.mdav_labels_tree(Z, k, tail, True)), (tail, k)
+                assert np.array_equal(K.mdav_partition(Z, k, tail, "scan"),
+                                      K.mdav_labels_tree(Z, k, tail, True, GROUPED)), (tail, k)
             for tail_group, fixed in CBFS_VARIANTS:
                 want = K.cbfs_labels(Z, k, tail_group, fixed, "scan")
-                assert np.array_equal(want, K.cbfs_labels_tree(Z, k, tail_group, fixed, True)), (tail_group, fixed, k)
+                assert np.array_equal(want, K.cbfs_labels_tree(Z, k, tail_group, fixed, True, GROUPED)), (tail_group, fixed, k)
 
 
 @settings(max_examples=40, deadline=None)
 @given(kind=st.sampled_from(KINDS), n=st.integers(1, 300), d=st.integers(1, 4), k=st.integers(2, 7),
        seed=st.integers(0, 2**32 - 1))
 def test_two_thread_kernels_agree_on_small_inputs(kind, n, d, k, seed):
-    Z = np.ascontiguousarray(_data(kind, n, d, np.random.default_rng(seed)), dtype=np.float64)
+    Z = as_run(_data(kind, n, d, np.random.default_rng(seed)))
     for tail in MDAV_TAILS:
-        assert np.array_equal(K.mdav_labels(Z, k, tail), K.mdav_labels_tree(Z, k, tail, True))
+        assert np.array_equal(K.mdav_partition(Z, k, tail, "scan"), K.mdav_labels_tree(Z, k, tail, True, GROUPED))
     for tail_group, fixed in CBFS_VARIANTS:
         assert np.array_equal(K.cbfs_labels(Z, k, tail_group, fixed, "scan"),
-                              K.cbfs_labels_tree(Z, k, tail_group, fixed, True))
+                              K.cbfs_labels_tree(Z, k, tail_group, fixed, True, GROUPED))
 
 
 def test_two_thread_kernels_give_the_same_partition_on_one_thread():
     import numba
 
-    Z = np.random.default_rng(17).standard_normal((3_000, 6))
-    both = K.mdav_labels_tree(Z, 3, K.TAIL_3K, True), K.cbfs_labels_tree(Z, 3, False, False, True)
+    Z = as_run(np.random.default_rng(17).standard_normal((3_000, 6)))
+    both = K.mdav_labels_tree(Z, 3, K.TAIL_3K, True, GROUPED), K.cbfs_labels_tree(Z, 3, False, False, True, GROUPED)
     before = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        one = K.mdav_labels_tree(Z, 3, K.TAIL_3K, True), K.cbfs_labels_tree(Z, 3, False, False, True)
+        one = K.mdav_labels_tree(Z, 3, K.TAIL_3K, True, GROUPED), K.cbfs_labels_tree(Z, 3, False, False, True, GROUPED)
     finally:
         numba.set_num_threads(before)
     assert all(np.array_equal(a, b) for a, b in zip(both, one))
 
 
 def _tree_of_all(Z):
-    """A k-d tree over every record of Z, its query scratch, and each record's position in it."""
+    """A k-d tree over every record of Z (read-only, as a run's), its query scratch, and each record's
+    position in it. The queries pass ``skip`` (-1: none) as the tree kernels do, for the same reason."""
+    Z = as_run(Z)
     labels = np.full(len(Z), -1, dtype=np.int64)
     pos = np.empty(len(Z), dtype=np.int64)
     T = K.kd_remaining(Z, labels, -1, pos)
@@ -169,7 +174,7 @@ def test_k_nearest_query_equals_a_numpy_scan_with_ties():
     for _ in range(50):
         p = Z[rng.integers(len(Z))] + rng.integers(-1, 2, 3) * 0.5
         want, want_d = _scan_nearest(Z, p, np.flatnonzero(~dead), 25)
-        cnt = K.kd_nearest_k(T, p, 25, top_d, top_i, KS)
+        cnt = K.kd_nearest_k(T, p, 25, top_d, top_i, KS, -1)
         assert cnt == 25
         assert T.rec[top_i[:cnt]].tolist() == want.tolist()
         assert top_d[:cnt].tolist() == want_d.tolist()
@@ -194,7 +199,7 @@ def test_running_centroid_is_the_pass_kernels_bit_for_bit():
 
     rng = np.random.default_rng(9)
     n, d = 3_000, 4
-    Z = rng.standard_normal((n, d)) * 10.0 ** rng.integers(-3, 4, size=(1, d))
+    Z = as_run(rng.standard_normal((n, d)) * 10.0 ** rng.integers(-3, 4, size=(1, d)))
     W, ids_w, alive = K.work_buffer(Z)
     S = K.scratch(n, d, 1)
     m = K.compact(W, ids_w, alive, n, S.sums)
@@ -249,7 +254,7 @@ def test_k_nearest_query_is_exact_where_single_precision_rounds(kind, size, spre
     for _ in range(100):
         p = query()
         want, want_d = _scan_nearest(Z, p, alive, 7)
-        assert K.kd_nearest_k(T, p, 7, top_d, top_i, KS) == 7
+        assert K.kd_nearest_k(T, p, 7, top_d, top_i, KS, -1) == 7
         assert T.rec[top_i].tolist() == want.tolist()
         assert top_d.tolist() == want_d.tolist()
 
@@ -289,7 +294,7 @@ def test_k_nearest_query_is_exact_on_clusters_duplicates_and_outliers(n, d, offs
         assert top_d[:cnt].tolist() == dist.tolist()
         q = Z[r] + 0.5 * (Z[rng.integers(0, n)] - Z[r])
         ids, dist = _scan_nearest(Z, q, np.flatnonzero(~dead), want)
-        cnt = K.kd_nearest_k(T, q, want, top_d, top_i, KS)
+        cnt = K.kd_nearest_k(T, q, want, top_d, top_i, KS, -1)
         assert T.rec[top_i[:cnt]].tolist() == ids.tolist()
         assert top_d[:cnt].tolist() == dist.tolist()
 

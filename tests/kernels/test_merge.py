@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from mabench import kernels as K
 from mabench.optimum import merge as M
 from mabench.kernels.improve import search as S
+from support import as_run
 
 
 def _random_partition(rng, n, k):
@@ -108,8 +109,15 @@ def test_solve_without_a_cover_returns_none():
     assert M.solve(members, np.array([1.0, 1.0, 1.0]), 6, time_limit=5)["labels"] is None
 
 
+def _start(Z, k):
+    """MDAV's partition (2k tail) as the search's state, on read-only data as ``mabench best-known
+    improve`` and a run's searches have them: the kernels are the ones they compile."""
+    Z = as_run(Z)
+    return S.State(Z, K.mdav_partition(Z, k, K.TAIL_2K), k, 2 * k - 1)
+
+
 def _run(Z, k, seed):
-    state = S.State(Z, K.mdav_labels(Z, k, K.TAIL_2K), k, 2 * k - 1)
+    state = _start(Z, k)
     start = state.sse
     info = M.search(state, np.random.default_rng(seed), budget=0, rounds=1, chains=2, restarts=3)
     return state, start, info
@@ -123,7 +131,7 @@ def test_search_never_worse_valid_and_deterministic():
         assert state.sse <= start + 1e-12
         sizes = np.bincount(state.labels)
         assert sizes.sum() == 60 and sizes.min() >= k and sizes.max() <= 2 * k - 1
-        assert state.sse == pytest.approx(K.sse(Z, state.labels, sizes.size), abs=1e-9)
+        assert state.sse == pytest.approx(K.sse(state.Z, state.labels, sizes.size), abs=1e-9)
         assert info["ip_optimal"] == info["rounds"] == 1
         again, _, info2 = _run(Z, k, seed=5)
         assert np.array_equal(again.labels, state.labels) and info2 == info
@@ -165,7 +173,7 @@ def test_region_search_over_everything_finds_the_brute_force_optimum(n, k, seed)
 
     rng = np.random.default_rng(seed)
     Z = rng.normal(size=(n, 2))
-    state = S.State(Z, K.mdav_labels(Z, k, K.TAIL_2K), k, 2 * k - 1)
+    state = _start(Z, k)
     start = state.sse
     info = M.region_search(state, neighbours=n - 1, time_limit=30, share=1.0)
     every = [np.array(c) for s in range(k, 2 * k) for c in combinations(range(n), s)]
@@ -181,13 +189,13 @@ def test_region_search_never_worse_valid_and_deterministic():
     for k in (2, 3):
         runs = []
         for _ in range(2):
-            state = S.State(Z, K.mdav_labels(Z, k, K.TAIL_2K), k, 2 * k - 1)
+            state = _start(Z, k)
             start = state.sse
             info = M.region_search(state, neighbours=6, time_limit=60, share=0.6, near=2)
             sizes = np.bincount(state.labels)
             assert sizes.min() >= k and sizes.max() <= 2 * k - 1 and sizes.sum() == len(Z)
             assert info["improved"] and state.sse < start - 1.0  # MDAV leaves the tail's groups improvable
-            assert state.sse == pytest.approx(K.sse(Z, state.labels, sizes.size), abs=1e-9)
+            assert state.sse == pytest.approx(K.sse(state.Z, state.labels, sizes.size), abs=1e-9)
             assert state.sse == pytest.approx(start - info["sse_before"] + info["sse_after"], abs=1e-9)
             assert info["region_records"] < len(Z) and info["optimal"]
             runs.append((state.labels.copy(), info))

@@ -13,7 +13,7 @@ from mabench import data, kernels as K, partition
 from mabench.errors import UserError
 from mabench.bench.runner import run_cell
 from mabench.data.standardize import zscore
-from support import run_plugin, tied_records
+from support import as_run, run_plugin, tied_records
 
 
 def _run(name, Z, k, **params):
@@ -63,16 +63,16 @@ def test_hm_refuses_multicolumn_data_and_names_the_fix():
 
 
 def test_hm_kernel_cost_is_the_partition_sse_and_never_beaten_by_mdav():
-    x = np.random.default_rng(1).standard_normal((500, 1))
+    x = as_run(np.random.default_rng(1).standard_normal((500, 1)))  # a run's data are read-only: its kernels
     order = np.argsort(x[:, 0], kind="stable")
     labels, cost = K.hm_labels(x, order, 3)
     assert cost == pytest.approx(ref.sse(x, labels), rel=1e-10)
-    assert cost <= ref.sse(x, K.mdav_labels(x, 3, K.TAIL_3K)) + 1e-12
+    assert cost <= ref.sse(x, K.mdav_partition(x, 3, K.TAIL_3K)) + 1e-12
 
 
 def test_shortest_path_on_a_rotated_extended_order_supports_cyclic_use():
     """The building blocks ICSM's cyclic variant needs: a path between interior nodes of an extended order."""
-    Z = np.random.default_rng(2).standard_normal((40, 3))
+    Z = as_run(np.random.default_rng(2).standard_normal((40, 3)))  # as a run's
     k, n = 3, 40
     tour = np.arange(n)
     ext = np.concatenate([tour, tour[: 2 * k - 1]])
@@ -139,7 +139,7 @@ def test_mdst_matches_reference_on_continuous_data(split):
 
 
 def test_prim_kernel_is_a_minimum_spanning_tree():
-    Z = np.random.default_rng(9).standard_normal((200, 3))
+    Z = as_run(np.random.default_rng(9).standard_normal((200, 3)))  # as mdst's run passes it
     order, parent, weight = K.prim_mst(Z, 0)
     want_parent, want_key = ref.prim(Z)
     assert np.array_equal(parent, want_parent)

@@ -22,6 +22,7 @@ from mabench import discovery, kernels as K, partition
 from mabench.kernels.improve import search
 from mabench.cli import main
 from mabench.bench.runner import run_cell
+from support import as_run
 
 
 def sse_np(X):
@@ -29,8 +30,13 @@ def sse_np(X):
     return float(((X - X.mean(axis=0)) ** 2).sum()) if len(X) else 0.0
 
 
+def mdav_2k(Z, k):
+    """MDAV's partition with the 2k tail (the searches' default start), as a run computes it."""
+    return K.mdav_partition(as_run(Z), k, K.TAIL_2K)
+
+
 def state(Z, labels, k):
-    return search.State(np.ascontiguousarray(Z, dtype=np.float64), np.asarray(labels), k, 2 * k - 1)
+    return search.State(as_run(Z), np.asarray(labels), k, 2 * k - 1)
 
 
 # ------------------------------------------------------------------ edge weights
@@ -111,7 +117,7 @@ def test_tour2assignment_is_the_cyclic_optimum(seed, m, k):
     if m < 2 * k:
         return
     X = np.random.default_rng(seed).standard_normal((m, 2))
-    labels, total = K.tour2assignment(X, np.arange(m, dtype=np.int64), k, 2 * k - 1)
+    labels, total = K.tour2assignment(as_run(X), np.arange(m, dtype=np.int64), k, 2 * k - 1)
     assert total == pytest.approx(cyclic_optimum(X, k, 2 * k - 1), abs=1e-9)
     sizes = np.bincount(labels)
     assert sizes.min() >= k and sizes.max() <= 2 * k - 1
@@ -120,7 +126,7 @@ def test_tour2assignment_is_the_cyclic_optimum(seed, m, k):
 
 def test_tour_visits_every_record_group_by_group():
     Z = np.random.default_rng(3).standard_normal((60, 3))
-    s = state(Z, K.mdav_labels(Z, 3, K.TAIL_2K), 3)
+    s = state(Z, mdav_2k(Z, 3), 3)
     path = K.tour(s.Z, s.labels, s.sizes, s.members)
     assert sorted(path.tolist()) == list(range(60))
     runs = [g for g, _ in itertools.groupby(s.labels[path])]
@@ -132,7 +138,7 @@ def test_tour_visits_every_record_group_by_group():
 def test_simple_heuristic_lowers_sse_by_what_it_claims(pool):
     Z = np.random.default_rng(11).standard_normal((150, 4))
     for k in (2, 3, 5):
-        s = state(Z, K.mdav_labels(Z, k, K.TAIL_2K), k)
+        s = state(Z, mdav_2k(Z, k), k)
         before = s.sse
         applied, delta = K.simple_heuristic(s.Z, k, 2 * k - 1, s.labels, s.sizes, s.means, s.members, s.pos, 10,
                                             pool == "best")
@@ -145,7 +151,7 @@ def test_simple_heuristic_lowers_sse_by_what_it_claims(pool):
 
 def test_group_scores_closed_form_equals_the_double_sum():
     Z = np.random.default_rng(5).standard_normal((90, 3))
-    s = state(Z, K.mdav_labels(Z, 3, K.TAIL_2K), 3)
+    s = state(Z, mdav_2k(Z, 3), 3)
     np.testing.assert_allclose(K.group_scores_fast(s.Z, s.labels, s.sizes, s.means),
                                K.group_scores(s.Z, s.labels, s.sizes, s.means), rtol=1e-9, atol=1e-8)
 
@@ -154,7 +160,7 @@ def test_complex_heuristic_applies_a_valid_negative_cycle():
     found = 0
     for seed in range(12):
         Z = np.random.default_rng(seed).standard_normal((80, 2))
-        s = state(Z, K.mdav_labels(Z, 3, K.TAIL_2K), 3)
+        s = state(Z, mdav_2k(Z, 3), 3)
         search.descent(s, 50)  # no improving move or swap left: only longer cycles can help
         before = s.sse
         moved, delta = K.complex_heuristic(s.Z, 3, 5, s.labels, s.sizes, s.means, s.members, s.pos, True)
@@ -172,7 +178,7 @@ def test_complex_heuristic_applies_a_valid_negative_cycle():
 
 def test_descent_reaches_a_move_swap_local_optimum():
     Z = np.random.default_rng(2).standard_normal((120, 3))
-    s = state(Z, K.mdav_labels(Z, 3, K.TAIL_2K), 3)
+    s = state(Z, mdav_2k(Z, 3), 3)
     before = s.sse
     search.descent(s, 100)  # every group is a neighbour
     assert s.sse < before
@@ -189,7 +195,7 @@ def test_descent_reaches_a_move_swap_local_optimum():
 
 def test_dissolve_keeps_the_partition_valid():
     Z = np.random.default_rng(4).standard_normal((100, 3))
-    s = state(Z, K.mdav_labels(Z, 4, K.TAIL_2K), 4)
+    s = state(Z, mdav_2k(Z, 4), 4)
     c = s.sizes.size
     moved = K.dissolve(s.Z, 2, 7, s.labels, s.sizes, s.means, s.members, s.pos)
     assert len(moved) == 4 and s.sizes[2] == 0
@@ -201,7 +207,7 @@ def test_dissolve_keeps_the_partition_valid():
 
 def test_budget_restarts_with_dissolve_stay_valid():
     Z = np.random.default_rng(8).standard_normal((120, 3))
-    s = state(Z, K.mdav_labels(Z, 5, K.TAIL_2K), 5)
+    s = state(Z, mdav_2k(Z, 5), 5)
     search.descent(s, 8)
     before = s.sse
     best, sse, done = search.iterate(s, lambda st_: None, 30, 0.0, 5, 4, np.random.default_rng(1),
@@ -299,7 +305,7 @@ def test_best_known_record_replaces_only_when_lower(tmp_path):
     root = tmp_path / "bk"
     root.mkdir()
     Z = best_known._data("tarragona")
-    mdav = K.mdav_labels(Z, 3, K.TAIL_2K)
+    mdav = mdav_2k(Z, 3)
     assert best_known.record("tarragona", 3, mdav, "mdav", "tail=2k", 0, "-", root, Z)[0]
     s = state(Z, mdav, 3)
     search.descent(s, 8)
@@ -336,7 +342,7 @@ def test_complex_heuristic_is_the_reference_bit_for_bit(n, k, d, seed, ties, sco
 
     rng = np.random.default_rng(seed)
     Z = rng.integers(0, 3, size=(n, d)).astype(float) if ties else rng.standard_normal((n, d))
-    s = state(Z, K.mdav_labels(Z, k, K.TAIL_2K), k)
+    s = state(Z, mdav_2k(Z, k), k)
     search.descent(s, 50)
     got, want = state(Z, s.labels, k), state(Z, s.labels, k)
     for _ in range(3):  # a few calls in a row: the moved partitions must stay equal too
