@@ -48,9 +48,11 @@ def load_index(root=None) -> pd.DataFrame:
 def _data(dataset: str):
     from mabench import data
     from mabench.data.standardize import zscore
+    from mabench.plugin import read_only
 
     ds = data.load(dataset, 0)
-    return zscore(ds.values, ds.columns)
+    # read-only, as a run hands its data to the searches: their kernels are compiled once for both
+    return read_only(zscore(ds.values, ds.columns))
 
 
 def il_of(Z: np.ndarray, labels: np.ndarray) -> float:
@@ -190,7 +192,7 @@ def improve(dataset: str, k: int, budget: float, seed: int = 0, method: str = "i
         mask = (index["dataset"] == dataset) & (index["k"].astype(int) == int(k))
         if mask.any():
             start_labels = read_partition(root / index.loc[mask, "file"].iloc[0], Z.shape[0])
-    st = search.State(Z, start_labels if start_labels is not None else K.mdav_labels(Z, k, K.TAIL_2K), k, kmax)
+    st = search.State(Z, start_labels if start_labels is not None else K.mdav_partition(Z, k, K.TAIL_2K), k, kmax)
     tr = search.Trace(search.sst(Z))
     il_start = tr.il(st.sse)
     search.icsm(st)
