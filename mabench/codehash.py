@@ -295,13 +295,14 @@ def engine_sources_hash() -> str:
 def numba_cache_dir() -> str:
     """``$NUMBA_CACHE_DIR/<engine sources hash>-O<LLVM level>``, by default under ~/.cache/mabench/numba.
 
-    The optimization level is part of the name because Numba's cache index does not record it: a
-    process with another ``NUMBA_OPT`` would otherwise load machine code compiled at this one."""
-    from mabench import optlevel
+    The level (``NUMBA_OPT``, 3 unless set) is part of the name because Numba's cache index does not
+    record it: a process at another level would otherwise load machine code compiled at this one."""
+    import numba
 
     base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "mabench", "numba")
-    return os.path.join(base, f"{engine_sources_hash()[:16]}-O{optlevel.current()}")
+    level = "max" if numba.config.OPT.is_opt_max else int(numba.config.OPT)
+    return os.path.join(base, f"{engine_sources_hash()[:16]}-O{level}")
 
 
 def cell_provenance(algorithm: str, params: dict | None = None) -> dict:
