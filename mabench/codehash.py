@@ -64,7 +64,7 @@ def _plugin_folder(kind: str) -> Path:
 
 def clear_caches() -> None:
     """Forget every file read and hash computed (for a process that edits sources, e.g. a test)."""
-    for fn in (module_file, _parse, _file_digest, plugin_hash, engine_hash, engine_sources_hash):
+    for fn in (module_file, _parse, _file_digest, plugin_hash, engine_hash, engine_sources_hash, _code_hash):
         fn.cache_clear()
 
 
@@ -263,10 +263,16 @@ def _init_of(algorithm: str, params: dict | None) -> str | None:
 def cell_code_hash(algorithm: str, params: dict | None = None) -> str:
     """Hash of exactly the code that computes a cell of ``algorithm`` with ``params``: the engine, the
     plugin and, for a search, its ``init=`` plugin (by name: a missing one is the plugin's error)."""
+    return _code_hash(algorithm, _init_of(algorithm, params))
+
+
+@cache
+def _code_hash(algorithm: str, init: str | None) -> str:
+    """:func:`cell_code_hash` of a method and its ``init=`` plugin (once per process: a batch asks for
+    every cell's key and record)."""
     from mabench import discovery
 
     parts = [engine_hash(), plugin_hash(algorithm)]
-    init = _init_of(algorithm, params)
     if init and init in discovery.algorithms():
         parts.append(plugin_hash(str(init)))
     return hashlib.sha256(" ".join(parts).encode()).hexdigest()
