@@ -13,10 +13,9 @@ The Python API (:mod:`mabench.api`)::
 Its names are loaded on first use, so ``import mabench`` (and the ``mabench`` command) stays fast.
 """
 
-from mabench import blas, optlevel
+from mabench import blas
 
 blas.pin()  # before anything imports numpy: OpenBLAS reads its kernel choice when it loads
-optlevel.pin()  # before anything imports Numba: it reads NUMBA_OPT when it loads
 
 from mabench.errors import UserError
 

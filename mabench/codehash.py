@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.metadata
+import json
 import os
 import re
 import sys
@@ -64,13 +65,8 @@ def _plugin_folder(kind: str) -> Path:
 
 def clear_caches() -> None:
     """Forget every file read and hash computed (for a process that edits sources, e.g. a test)."""
-    for fn in (module_file, _parse, _file_digest, plugin_hash, engine_hash, engine_sources_hash):
+    for fn in (module_file, _parse, _file_digest, plugin_hash, engine_hash, engine_sources_hash, _code_hash):
         fn.cache_clear()
-
-
-def _is_package(name: str) -> bool:
-    f = module_file(name)
-    return f is not None and f.name == "__init__.py"
 
 
 class _Parsed:
@@ -83,11 +79,42 @@ class _Parsed:
 
 @cache
 def _parse(path: Path, module: str) -> _Parsed:
-    tree = ast.parse(path.read_bytes(), filename=str(path))
+    source = path.read_bytes()
+    found = _stored_imports(source, module)
+    if found is None:
+        probes: dict[str, bool | None] = {}
+        found = _read_imports(source, path, module, probes)
+        _store_imports(source, module, found, probes)
+    core, exports, external, strings = found
+    # A module imported by name at run time (importlib.import_module("sklearn.covariance"), a helper
+    # that does): a string naming an installed third-party package counts as its import.
+    external = set(external)
+    for value in strings:
+        top = value.split(".")[0]
+        if top != "mabench" and top in _distributions():
+            external.add(top)
+    return _Parsed(core, exports, external)
+
+
+def _read_imports(text: bytes, path: Path, module: str, probes: dict) -> tuple:
+    """(core, exports, external, strings) of one file, read from its syntax tree: the first three as
+    in :class:`_Parsed` (external: the import statements' only), strings: the constants that may name
+    a module. ``probes`` receives every module name looked up (name -> a package's ``__init__``: True,
+    a module: False, none: None), on which the answer depends besides the file's own text."""
+    tree = ast.parse(text, filename=str(path))
     is_init = path.name == "__init__.py"
     package = module if is_init else module.rpartition(".")[0]
     core, exports, external = [], {}, set()
     bound: dict[str, str] = {}  # local name -> first-party package it is bound to
+
+    def probe(name: str) -> Path | None:
+        found = module_file(name)
+        probes[name] = None if found is None else found.name == "__init__.py"
+        return found
+
+    def is_package(name: str) -> bool:
+        found = probe(name)
+        return found is not None and found.name == "__init__.py"
 
     def absolute(node: ast.ImportFrom) -> str:
         if not node.level:
@@ -108,7 +135,7 @@ def _parse(path: Path, module: str) -> _Parsed:
                     external.add(top)
                     continue
                 core.append(("mod", alias.name))
-                if alias.asname and _is_package(alias.name):
+                if alias.asname and is_package(alias.name):
                     bound[alias.asname] = alias.name
         elif isinstance(node, ast.ImportFrom):
             source = absolute(node)
@@ -120,9 +147,9 @@ def _parse(path: Path, module: str) -> _Parsed:
             for alias in node.names:
                 local = alias.asname or alias.name
                 sub = f"{source}.{alias.name}"
-                if module_file(sub) is not None:  # a submodule
+                if probe(sub) is not None:  # a submodule
                     core.append(("mod", sub))
-                    if _is_package(sub):
+                    if is_package(sub):
                         bound[local] = sub
                 elif is_init and source.startswith(package + ".") and source != package:
                     exports[local] = ("attr", source, alias.name)  # a re-export: needed when used
@@ -133,12 +160,6 @@ def _parse(path: Path, module: str) -> _Parsed:
                 strings.append(node.value)
         elif isinstance(node, (ast.Attribute, ast.Name)):
             uses.append(node)
-    # A module imported by name at run time (importlib.import_module("sklearn.covariance"), a helper
-    # that does): a string naming an installed third-party package counts as its import.
-    for value in strings:
-        top = value.split(".")[0]
-        if top != "mabench" and top in _distributions():
-            external.add(top)
     if bound:
         values = {id(n.value) for n in uses if isinstance(n, ast.Attribute)}
         for n in uses:
@@ -146,7 +167,57 @@ def _parse(path: Path, module: str) -> _Parsed:
                 core.append(("attr", bound[n.value.id], n.attr))
             elif isinstance(n, ast.Name) and n.id in bound and id(n) not in values and isinstance(n.ctx, ast.Load):
                 core.append(("all", bound[n.id]))
-    return _Parsed(core, exports, external)
+    return core, exports, sorted(external), sorted({v for v in strings if v.split(".")[0] != "mabench"})
+
+
+# Each file's imports are kept on disk under a hash of its text, its module name and this file's own
+# text (a process that hashes the engine would otherwise parse its ~60 files, 0.3 s of CPU, on every
+# start), with the module lookups the answer depended on, checked again when it is read. A cache, not
+# an output: written beside Numba's, not through mabench.io (it must appear at once, never rolled
+# back with a command's outputs); a cache that cannot be read or written is parsed around.
+_IMPORTS_FORMAT = 1
+
+
+@cache
+def _reader_version() -> bytes:
+    return hashlib.sha256(Path(__file__).read_bytes() + f" {_IMPORTS_FORMAT}".encode()).digest()
+
+
+def _imports_file(source: bytes, module: str) -> Path:
+    key = hashlib.sha256(_reader_version() + module.encode() + b"\0" + source).hexdigest()
+    return Path(cache_home()) / "imports" / key[:2] / f"{key}.json"
+
+
+def _stored_imports(source: bytes, module: str) -> tuple | None:
+    try:
+        entry = json.loads(_imports_file(source, module).read_text(encoding="utf-8"))
+        for name, was in entry["probes"].items():
+            found = module_file(name)
+            if (None if found is None else found.name == "__init__.py") != was:
+                return None  # a module appeared, went or became a package: read the file again
+        return ([tuple(t) for t in entry["core"]], {k: tuple(t) for k, t in entry["exports"].items()},
+                list(entry["external"]), list(entry["strings"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _store_imports(source: bytes, module: str, found: tuple, probes: dict) -> None:
+    path = _imports_file(source, module)
+    core, exports, external, strings = found
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps({"core": core, "exports": exports, "external": external, "strings": strings,
+                                   "probes": probes}), encoding="utf-8")
+        os.replace(tmp, path)  # whole or not at all: processes that start together write the same entry
+    except OSError:
+        pass
+    finally:
+        if os.path.lexists(tmp):
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 def closure(entries) -> tuple[dict[str, Path], set[str]]:
@@ -263,10 +334,16 @@ def _init_of(algorithm: str, params: dict | None) -> str | None:
 def cell_code_hash(algorithm: str, params: dict | None = None) -> str:
     """Hash of exactly the code that computes a cell of ``algorithm`` with ``params``: the engine, the
     plugin and, for a search, its ``init=`` plugin (by name: a missing one is the plugin's error)."""
+    return _code_hash(algorithm, _init_of(algorithm, params))
+
+
+@cache
+def _code_hash(algorithm: str, init: str | None) -> str:
+    """:func:`cell_code_hash` of a method and its ``init=`` plugin (once per process: a batch asks for
+    every cell's key and record)."""
     from mabench import discovery
 
     parts = [engine_hash(), plugin_hash(algorithm)]
-    init = _init_of(algorithm, params)
     if init and init in discovery.algorithms():
         parts.append(plugin_hash(str(init)))
     return hashlib.sha256(" ".join(parts).encode()).hexdigest()
@@ -292,16 +369,21 @@ def engine_sources_hash() -> str:
     return h.hexdigest()
 
 
+def cache_home() -> str:
+    """Where mabench keeps its caches: ``$XDG_CACHE_HOME/mabench``, by default ~/.cache/mabench."""
+    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "mabench")
+
+
 def numba_cache_dir() -> str:
     """``$NUMBA_CACHE_DIR/<engine sources hash>-O<LLVM level>``, by default under ~/.cache/mabench/numba.
 
-    The optimization level is part of the name because Numba's cache index does not record it: a
-    process with another ``NUMBA_OPT`` would otherwise load machine code compiled at this one."""
-    from mabench import optlevel
+    The level (``NUMBA_OPT``, 3 unless set) is part of the name because Numba's cache index does not
+    record it: a process at another level would otherwise load machine code compiled at this one."""
+    import numba
 
-    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "mabench", "numba")
-    return os.path.join(base, f"{engine_sources_hash()[:16]}-O{optlevel.current()}")
+    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(cache_home(), "numba")
+    level = "max" if numba.config.OPT.is_opt_max else int(numba.config.OPT)
+    return os.path.join(base, f"{engine_sources_hash()[:16]}-O{level}")
 
 
 def cell_provenance(algorithm: str, params: dict | None = None) -> dict:

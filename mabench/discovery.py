@@ -154,19 +154,30 @@ def algorithm_path(name: str) -> Path:
     return _algorithms()[1][name]
 
 
+# user_plugins() of the plugin tables in force: (those tables, the answer). Read once per loading of
+# the plugins, since every run record asks for it (a batch: once a cell).
+_USER_PLUGINS: list = [None, None]
+
+
 def user_plugins() -> dict[str, dict]:
     """Every plugin in force from ``MABENCH_HOME``: name -> {"path", "sha256", "overrides"} (overrides:
-    it replaces the built-in of its name). What the run records and results tables keep."""
+    it replaces the built-in of its name), each file hashed as it was when first asked about after the
+    plugins were loaded. What the run records and results tables keep."""
     import hashlib
 
-    out = {}
-    for kind, table in (("algorithms", _algorithms), ("datasets", _generators)):
-        _, origin, replaced = table()
-        for name, path in origin.items():
-            if path.parent != builtin_folder(kind):
-                out[name] = {"kind": kind[:-1], "path": str(path),
-                             "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "overrides": name in replaced}
-    return dict(sorted(out.items()))
+    tables = (_algorithms(), _generators())
+    seen, answer = _USER_PLUGINS
+    if seen is None or seen[0] is not tables[0] or seen[1] is not tables[1]:
+        out = {}
+        for kind, (_, origin, replaced) in zip(("algorithms", "datasets"), tables):
+            for name, path in origin.items():
+                if path.parent != builtin_folder(kind):
+                    out[name] = {"kind": kind[:-1], "path": str(path),
+                                 "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+                                 "overrides": name in replaced}
+        answer = dict(sorted(out.items()))
+        _USER_PLUGINS[:] = [tables, answer]
+    return {name: dict(entry) for name, entry in answer.items()}
 
 
 def algorithm(name: str) -> Algorithm:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from functools import lru_cache
 from pathlib import Path
 
 import numba
@@ -95,14 +94,17 @@ def run_plan(plan: dict, cache_dir: str | None = None, follow: str | None = None
     cells = computed = 0
     waited = 0.0
     since = time.monotonic()
-    load = shared_loader(8)  # a file read again when it left the 8 kept costs milliseconds (plans are small files or few)
+    # a file read again costs 5-25 ms: every file is kept while their values fit in 64 MB (a run
+    # holds its own data beside them, and the loaded tables: a few times that in all)
+    load = shared_loader(None, budget=64 << 20)
+    warmed: set = set()  # the warm-ups done: a run's further draws, and runs of the same shape, skip theirs
     job = JobPlan.from_dict(plan)
     for i, run in enumerate(job.runs):
         if follow:
             waited += handoff.wait_for(follow, i, since)
         draws = [(seed, path) for seed, path in run.draws]
         computed += run_batch(run.algorithm, run.params, draws, run.k, run.metrics, run.cells_dir, cache_dir,
-                              job.options or {}, batch=job.batch, load=load)
+                              job.options or {}, batch=job.batch, load=load, warmed=warmed)
         cells += len(draws) * len(run.k)
     if follow:
         _log(f"waited {waited:.1f} s for the compile step")
@@ -207,18 +209,28 @@ def _compile_runs(plan: dict, warmed: set, load) -> None:
             _log(f"compiled {run.algorithm} {run.params or ''} for {n} x {d}")
 
 
-def shared_loader(size: int | None):
+def shared_loader(size: int | None, budget: int | None = None):
     """``data.load`` for the runs of one process: a data file is read once while it is among the
-    ``size`` most recently used (None: every one is kept); each caller gets its own copy of the values,
-    so a run never sees another run's changes."""
+    ``size`` most recently used (None: every one is kept) and, with a ``budget`` (bytes), while the
+    values of those kept fit in it (the most recent always stays); each caller gets its own copy of the
+    values, so a run never sees another run's changes."""
+    from collections import OrderedDict
     from dataclasses import replace
 
     from mabench.data import load
 
-    cached = lru_cache(maxsize=size)(load)
+    kept: OrderedDict = OrderedDict()
 
     def shared(spec, seed=None, aside=(), missing=False):
-        ds = cached(spec, seed, aside=tuple(aside), missing=missing)
+        key = (spec, seed, tuple(aside), missing)
+        if key in kept:
+            kept.move_to_end(key)
+        else:
+            kept[key] = load(spec, seed, aside=tuple(aside), missing=missing)
+            while len(kept) > 1 and ((size is not None and len(kept) > size) or (
+                    budget is not None and sum(ds.values.nbytes for ds in kept.values()) > budget)):
+                kept.popitem(last=False)
+        ds = kept[key]
         return replace(ds, values=ds.values.copy())
 
     return shared
@@ -226,11 +238,11 @@ def shared_loader(size: int | None):
 
 def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: list[int], metrics,
               cells_dir: str, cache_dir: str | None = None, options: dict | None = None,
-              batch: str | None = None, load=None) -> int:
+              batch: str | None = None, load=None, warmed: set | None = None) -> int:
     """Run (or take from the cache) every cell; write ``cells_dir/seed{S}/k{K}.{json,csv}``.
 
     Returns the number of cells computed (the rest came from the cache). ``load``: the data loader
-    (default ``data.load``)."""
+    (default ``data.load``); ``warmed``: the warm-ups done in this process (``runner.run_cells``)."""
     algo = discovery.algorithm(algorithm)
     resolved = algo.resolve(params)
     cache_root = Path(cache_dir) if cache_dir else None
@@ -253,7 +265,8 @@ def run_batch(algorithm: str, params: dict, draws: list[tuple[int, str]], ks: li
             _log(f"[{done}/{total}] {algorithm} seed={seed} k={k}: from cache (il={record.get('il')})")
         if not todo:
             continue
-        for result in _with_cell_context(run_cells(algorithm, path, todo, seed, params, metrics, options, load=load),
+        for result in _with_cell_context(run_cells(algorithm, path, todo, seed, params, metrics, options, load=load,
+                                                   warmed=warmed),
                                          f"{algorithm} on {path} seed={seed}", todo):
             k = result.record["k"]
             labels_csv = io.partition_csv(result.labels)

@@ -123,12 +123,14 @@ def parse_ks(text: str) -> list[int]:
 
 def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, params: dict | None = None,
               metrics=("il",), metric_options: dict | None = None,
-              progress: Progress | None = None, load=None, spread: Spread = SERIAL) -> Iterator[CellResult]:
+              progress: Progress | None = None, load=None, spread: Spread = SERIAL,
+              warmed: set | None = None) -> Iterator[CellResult]:
     """Every k of one (algorithm, data set draw) in one process; cells are yielded as they finish.
 
     ``progress`` (mabench.bench.progress) reports the phases on stderr; default silent. ``load``: the
     data loader (default ``data.load``; a batch shares one between its runs). ``spread``: where the
-    strata run (mabench.bench.strata)."""
+    strata run (mabench.bench.strata). ``warmed``: the warm-ups this process has done (skipped;
+    updated), as in :func:`compile_kernels`; a batch shares one set between its runs and draws."""
     progress = progress or NULL
     algo = discovery.algorithm(algorithm)
     resolved = algo.resolve(params or {})
@@ -142,7 +144,8 @@ def run_cells(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0, pa
     kw = {"missing": True} if agg["missing"] == "available" else {}
     ds = (load or data.load)(dataset, seed, aside=tuple(strata), **kw)  # a file's text columns are kept aside
     progress.end()
-    yield from run_dataset(algo, resolved, ds, ks, seed, metrics, metric_options, ds.aside or None, progress, spread)
+    yield from run_dataset(algo, resolved, ds, ks, seed, metrics, metric_options, ds.aside or None, progress, spread,
+                           warmed=warmed)
 
 
 def compile_kernels(algorithm: str, dataset: str, ks: Iterable[int], seed: int = 0,
@@ -160,22 +163,32 @@ def compile_kernels(algorithm: str, dataset: str, ks: Iterable[int], seed: int =
     ds, _ = layout_for((load or data.load)(dataset, check_seed(seed), aside=tuple(strata), **kw), agg, None)
     n, d = ds.values.shape
     k = min(partition.check_k(k) for k in ks)
-    key = (algo.name, format_params(own), k, n, d)
-    if warmed is None or key not in warmed:
-        algo.warm(n, d, k, own)
-        if warmed is not None:
-            warmed.add(key)
+    warm_once(algo, own, n, d, k, warmed)
     warm_metrics(list(metrics), n, d, k, {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})})
     return n, d
 
 
+def warm_once(algo, own: dict, n: int, d: int, k: int, warmed: set | None) -> None:
+    """``algo.warm(n, d, k, own)`` unless ``warmed`` (what this process has warmed up, updated; None:
+    always) holds it: the same method, parameters, k, shape and thread count (the tree kernels'
+    two-thread specialization, ``index_choice.use_pair``) compile the same kernels."""
+    import numba
+
+    key = (algo.name, format_params(own), k, n, d, numba.get_num_threads())
+    if warmed is None or key not in warmed:
+        algo.warm(n, d, k, own)
+        if warmed is not None:
+            warmed.add(key)
+
+
 def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=("il",),
                 metric_options: dict | None = None, extra: dict | None = None,
-                progress: Progress | None = None, spread: Spread = SERIAL, notice: bool = False) -> Iterator[CellResult]:
+                progress: Progress | None = None, spread: Spread = SERIAL, notice: bool = False,
+                warmed: set | None = None) -> Iterator[CellResult]:
     """Every k of one algorithm on a loaded data set (``run_cells`` after loading; the Python API
     calls it with a DataFrame's columns). ``extra``: non-variable columns strata/weights may name.
     ``notice``: say on stderr when compiling takes a while (the API; the CLI shows its progress
-    instead, and its stderr stays empty on success)."""
+    instead, and its stderr stays empty on success). ``warmed``: see :func:`run_cells`."""
     progress = progress or NULL
     own, agg = split_aggregation(resolved, algo.params)
     source = ds
@@ -208,7 +221,7 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
             missing.available_partition(algo, own, np.arange(tiny * d, dtype=np.float64).reshape(tiny, d),
                                         np.ones((tiny, d), dtype=bool), min(ks))
         else:
-            algo.warm(n, d, min(ks), own)
+            warm_once(algo, own, n, d, min(ks), warmed)
         warm_metrics(list(metrics), n, d, min(ks), options)
         if layout.observed is not None and "dld" in metrics:
             from mabench.metrics.available import warm_dld

@@ -39,9 +39,6 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numba  # noqa: E402
 from numba.np.ufunc.parallel import _launch_threads  # noqa: E402
 
-# Numba imported before mabench read NUMBA_OPT without mabench's level (mabench/optlevel.py): read it again
-numba.config.reload_config()
-
 from mabench.codehash import numba_cache_dir  # noqa: E402
 
 # Compiled kernels are cached per hash of the engine's sources (mabench/codehash.py says why); set before

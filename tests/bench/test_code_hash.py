@@ -251,3 +251,60 @@ def test_regress_with_a_cache_recomputes_exactly_the_edited_plugins_cells(tmp_pa
     assert (a.il == c.il).all()
     assert list(a.code_hash[a.algo_id == "mdav"]) == list(c.code_hash[c.algo_id == "mdav"])
     assert set(a.code_hash[a.algo_id == "pc1cut"]).isdisjoint(c.code_hash[c.algo_id == "pc1cut"])
+
+
+def _every_hash() -> tuple[str, dict[str, str]]:
+    codehash.clear_caches()
+    return codehash.engine_hash(), {name: codehash.plugin_hash(name) for name in discovery.algorithms()}
+
+
+def test_the_imports_kept_on_disk_give_the_hashes_a_fresh_reading_gives(tree_copy, tmp_path, monkeypatch):
+    """Each file's imports are kept under a hash of its text (codehash._parse): read back they give
+    the same hashes; an edited file is another entry; damaged entries and a cache that cannot be
+    written are read around."""
+    kept, empty = tmp_path / "kept", tmp_path / "empty"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(kept))
+    first = _every_hash()
+    assert len(list((kept / "mabench" / "imports").rglob("*.json"))) > 60
+    assert _every_hash() == first  # now from the entries
+    with open(tree_copy / "mabench" / "plugin.py", "a") as fh:
+        fh.write("\n# an edit\n")
+    changed = _every_hash()
+    assert changed[0] != first[0]
+    monkeypatch.setenv("XDG_CACHE_HOME", str(empty / "1"))
+    assert _every_hash() == changed  # as a fresh reading
+    for entry in (kept / "mabench" / "imports").rglob("*.json"):  # damaged entries are read around
+        entry.write_text("{not json")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(kept))
+    assert _every_hash() == changed
+    (empty / "file").write_text("")  # a cache that cannot be written
+    monkeypatch.setenv("XDG_CACHE_HOME", str(empty / "file"))
+    assert _every_hash() == changed
+
+
+def test_a_kept_entry_is_read_again_when_a_module_it_looked_up_changed_kind(tmp_path, monkeypatch):
+    """``from mabench import b`` then ``b.thing``: while b is a module its file is all it needs; once b
+    is a package, ``b.thing`` is its submodule and part of the closure. The entry of the importing
+    file, whose text did not change, records the lookup of b and is not used once b changed."""
+    package = tmp_path / "src" / "mabench"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from mabench import b\n\n\ndef f():\n    return b.thing\n")
+    (package / "b.py").write_text("thing = 1\n")
+    monkeypatch.setattr(codehash, "PACKAGE", package)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+    def files():
+        codehash.clear_caches()
+        return sorted(codehash.closure([("mabench.a", package / "a.py")])[0])
+
+    try:
+        assert files() == ["mabench.a", "mabench.b"]
+        assert files() == ["mabench.a", "mabench.b"]  # from the entries
+        (package / "b.py").unlink()
+        (package / "b").mkdir()
+        (package / "b" / "__init__.py").write_text("")
+        (package / "b" / "thing.py").write_text("")
+        assert files() == ["mabench.a", "mabench.b", "mabench.b.thing"]
+    finally:
+        codehash.clear_caches()
