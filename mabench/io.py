@@ -395,8 +395,10 @@ def partition_csv(labels) -> str:
         head = ",".join(f"group_{j + 1}" for j in range(labels.shape[1]))
         return head + "\n" + "".join(",".join(str(g) for g in row) + "\n" for row in labels.tolist())
     values = labels.tolist()
-    if labels.dtype.kind in "iu" and labels.size and 0 <= labels.min() and labels.max() <= labels.size:
-        # labels 0..g-1, as a checked partition has: each label's line is made once (1.8x faster at 400,000)
-        lines = [f"{g}\n" for g in range(int(labels.max()) + 1)]
-        return "group\n" + "".join(map(lines.__getitem__, values))
+    if labels.dtype.kind in "iu" and labels.size:
+        low, high = int(labels.min()), int(labels.max())
+        if 0 <= low and high <= labels.size:
+            # labels 0..g-1, as a checked partition has: each label's line is made once (1.8x faster at 400,000)
+            lines = [f"{g}\n" for g in range(high + 1)]
+            return "group\n" + "".join(map(lines.__getitem__, values))
     return "group\n" + "".join(f"{g}\n" for g in values)

@@ -220,6 +220,7 @@ def shared_loader(size: int | None, budget: int | None = None):
     from mabench.data import load
 
     kept: OrderedDict = OrderedDict()
+    held = [0]  # bytes of the values kept
 
     def shared(spec, seed=None, aside=(), missing=False):
         key = (spec, seed, tuple(aside), missing)
@@ -227,9 +228,10 @@ def shared_loader(size: int | None, budget: int | None = None):
             kept.move_to_end(key)
         else:
             kept[key] = load(spec, seed, aside=tuple(aside), missing=missing)
+            held[0] += kept[key].values.nbytes
             while len(kept) > 1 and ((size is not None and len(kept) > size) or (
-                    budget is not None and sum(ds.values.nbytes for ds in kept.values()) > budget)):
-                kept.popitem(last=False)
+                    budget is not None and held[0] > budget)):
+                held[0] -= kept.popitem(last=False)[1].values.nbytes
         ds = kept[key]
         return replace(ds, values=ds.values.copy())
 
