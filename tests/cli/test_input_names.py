@@ -63,8 +63,11 @@ def _fifo_with_a_writer(path):
     os.mkfifo(path)
 
     def feed():
-        with open(path, "w") as fh:
-            fh.write(SMALL)
+        try:
+            with open(path, "w") as fh:
+                fh.write(SMALL)
+        except BrokenPipeError:  # the reader refused the pipe (or _release) and closed it unread
+            pass
 
     threading.Thread(target=feed, daemon=True).start()
 
