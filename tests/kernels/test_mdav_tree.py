@@ -307,3 +307,14 @@ def test_tree_kernels_agree_on_clusters_duplicates_and_outliers(offset, scale):
     Z = _outliers_and_cells(3_000, 6, offset, scale, rng)
     _same_mdav(Z, 3)
     _same_cbfs(Z, 4)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("kind", ["grid", "duplicates", "zscored"])
+def test_tree_kernels_agree_on_tied_data_through_many_shell_re_sorts(kind, d):
+    """5,000 records at d <= treegroups.LOW_D, where equal radii fill whole shell blocks: the shell
+    order (kernels/spatial/shell.py, sorted by kernels/core/radix.py) is re-sorted about 20 times and
+    must keep tied records in record order each time."""
+    Z = _data(kind, 5_000, d, np.random.default_rng(40 + d))
+    _same_mdav(Z, 3)
+    _same_cbfs(Z, 3)

@@ -75,3 +75,24 @@ def test_select_by_key_puts_the_order_statistic_in_place(vals, data):
     assert idx[:lo].tolist() == before[:lo].tolist() and idx[hi:].tolist() == before[hi:].tolist()
     assert keys[kth] == np.sort(Z[before[lo:hi], 1])[kth - lo]
     assert (keys[lo:kth] <= keys[kth]).all() and (keys[kth + 1:hi] >= keys[kth]).all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 4).map(float), min_size=1, max_size=40), st.data())
+def test_select_by_key_with_rows_moves_the_rows_and_makes_the_same_swaps(vals, data):
+    """With ``rows`` (the k-d tree's build): the key read in place from a column of the moving rows
+    gives idx the same order as the key read through idx, and every row ends beside its index."""
+    n = len(vals)
+    rng = np.random.default_rng(len(vals))
+    Z = rng.integers(0, 3, size=(n, 3)).astype(np.float64)
+    Z[:, 1] = vals
+    lo = data.draw(st.integers(0, n - 1))
+    hi = data.draw(st.integers(lo + 1, n))
+    kth = data.draw(st.integers(lo, hi - 1))
+    idx = np.arange(n)[::-1].copy()
+    select_by_key(Z[:, 1], idx, lo, hi, kth)
+    moved = np.arange(n)[::-1].copy()
+    rows = Z[moved].copy()
+    select_by_key(rows[:, 1], moved, lo, hi, kth, rows)
+    assert moved.tolist() == idx.tolist()
+    assert np.array_equal(rows, Z[moved])

@@ -85,6 +85,10 @@ def kd_build(Z, ids):
     d = Z.shape[1]
     cap = 4 * (n // LEAF + 1) + 1  # every split leaves >= LEAF/2 records per side
     rec = ids.copy()
+    P = np.empty((n, d))  # the rows, moved with rec by the split (contiguous reads), in leaf order at the end
+    for i in range(n):
+        for j in range(d):
+            P[i, j] = Z[rec[i], j]
     start = np.empty(cap, dtype=np.int64)
     end = np.empty(cap, dtype=np.int64)
     left = np.full(cap, -1, dtype=np.int64)
@@ -110,9 +114,8 @@ def kd_build(Z, ids):
             lo[v, j] = np.inf
             hi[v, j] = -np.inf
         for i in range(s, e):
-            r = rec[i]
             for j in range(d):
-                x = Z[r, j]
+                x = P[i, j]
                 if x < lo[v, j]:
                     lo[v, j] = x
                 if x > hi[v, j]:
@@ -126,7 +129,7 @@ def kd_build(Z, ids):
                 leaf_of[i] = v
             continue
         mid = (s + e) // 2
-        select_by_key(Z[:, split], rec, s, e, mid)  # any split is correct: boxes are measured from the records in them
+        select_by_key(P[:, split], rec, s, e, mid, P)  # any split is correct: boxes are measured from the records in them
         for child, cs, ce in ((nodes, s, mid), (nodes + 1, mid, e)):
             start[child] = cs
             end[child] = ce
@@ -136,7 +139,6 @@ def kd_build(Z, ids):
         left[v] = nodes
         right[v] = nodes + 1
         nodes += 2
-    P = np.empty((n, d))
     PT = np.empty(n * d, dtype=np.float32)
     norm = 0.0
     for i in range(n):
@@ -144,8 +146,7 @@ def kd_build(Z, ids):
         m = end[v] - start[v]
         sq = 0.0
         for j in range(d):
-            x = Z[rec[i], j]
-            P[i, j] = x
+            x = P[i, j]
             PT[start[v] * d + j * m + i - start[v]] = x
             sq += x * x
         norm = max(norm, sq)

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from mabench.kernels.core.buffer import UNASSIGNED
+from mabench.kernels.core.radix import decreasing_order
 from mabench.kernels.spatial.kdtree import SLACK, TINY
 
 # The farthest remaining record from a point p, by the triangle inequality around a pivot c0:
@@ -58,7 +59,7 @@ def shell_order(Z, labels, c0):
             u = Z[rem[t], j] - c0[j]
             s += u * u
         a[t] = np.sqrt(s)
-    order = np.argsort(-a, kind="mergesort")
+    order = decreasing_order(a)  # np.argsort(-a, kind="mergesort")'s order, in linear time
     ids = rem[order]
     B = SHELL_BLOCK
     rows = np.full(((ids.size + B - 1) // B, d, B), np.nan)
