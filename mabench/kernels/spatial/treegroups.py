@@ -2,11 +2,11 @@
 
 The pass kernels (kernels/methods/mdav.py, kernels/methods/cbfs.py with ``index=scan``) find the farthest remaining
 record and a seed's k−1 nearest by a full pass over the work buffer per question: O(n²·d) in all.
-Here the same questions go to a k-d tree over the remaining records (farthest from a point,
-k nearest to a point, by branch and bound), and the rest of the pass kernel's arithmetic is
-replayed exactly:
+Here the same questions go to indexes over the remaining records (farthest from a point: the
+shell order around a pivot, by the triangle inequality; k nearest to a point: a k-d tree, by branch
+and bound), and the rest of the pass kernel's arithmetic is replayed exactly:
 
-* candidate distances: the pass's operations in the pass's order (kdtree.kd_farthest/kd_nearest_k);
+* candidate distances: the pass's operations in the pass's order (shell.shell_farthest, kdtree.kd_nearest_k);
 * ties: lowest record id, as the pass's lowest slot (its buffer keeps record order);
 * the running centroid: the column sums are recomputed in record order over the remaining records
   exactly when the pass kernel compacts its buffer (more than 1/8 of its slots dead, see
