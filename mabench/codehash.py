@@ -173,8 +173,8 @@ def _read_imports(text: bytes, path: Path, module: str, probes: dict) -> tuple:
 # Each file's imports are kept on disk under a hash of its text, its module name and this file's own
 # text (a process that hashes the engine would otherwise parse its ~60 files, 0.3 s of CPU, on every
 # start), with the module lookups the answer depended on, checked again when it is read. A cache, not
-# an output: written beside Numba's, not through mabench.io (it must appear at once, never rolled
-# back with a command's outputs); a cache that cannot be read or written is parsed around.
+# an output: written beside Numba's, at once (io.write_now), not in a command's transaction (never
+# rolled back with its outputs); a cache that cannot be read or written is parsed around.
 _IMPORTS_FORMAT = 1
 
 
@@ -202,22 +202,17 @@ def _stored_imports(source: bytes, module: str) -> tuple | None:
 
 
 def _store_imports(source: bytes, module: str, found: tuple, probes: dict) -> None:
+    from mabench import io
+
     path = _imports_file(source, module)
     core, exports, external, strings = found
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps({"core": core, "exports": exports, "external": external, "strings": strings,
-                                   "probes": probes}), encoding="utf-8")
-        os.replace(tmp, path)  # whole or not at all: processes that start together write the same entry
+        # whole or not at all: processes that start together write the same entry
+        io.write_now(path, json.dumps({"core": core, "exports": exports, "external": external,
+                                       "strings": strings, "probes": probes}))
     except OSError:
         pass
-    finally:
-        if os.path.lexists(tmp):
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
 def closure(entries) -> tuple[dict[str, Path], set[str]]:

@@ -371,6 +371,21 @@ def atomic_path(target) -> Iterator[Path]:
         yield tmp
 
 
+def write_now(target, text: str) -> None:
+    """One file written at once, outside any command's transaction: a file another process reads while
+    this one runs (the compile step's progress) or a cache entry. A temporary file beside it replaces
+    it whole, so a reader sees the old text or the new, never half; the temporary file never stays."""
+    target = Path(target)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    finally:
+        if os.path.lexists(tmp):
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
 def write_text(target, text: str) -> None:
     with outputs() as out:
         out.write_text(target, text)

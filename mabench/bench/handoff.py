@@ -18,6 +18,8 @@ import json
 import os
 import time
 
+from mabench import io
+
 ABSENT = 15.0  # the compile step writes the file as soon as it has read the configuration
 STALE = 60.0  # longer than any one run's compiling
 POLL = 0.05
@@ -25,16 +27,10 @@ POLL = 0.05
 
 def write(path: str, done: int, finished: bool = False) -> None:
     """The compile step's state: ``done`` runs at the front of its list; ``finished`` when it stops
-    (or when its order is not one to follow: several compile processes). Written here, not through
-    :mod:`mabench.io`: a command's outputs appear only when it ends, this file must appear at once."""
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps({"done": int(done), "finished": bool(finished)}) + "\n")
-        os.replace(tmp, path)  # a reader sees the old state or the new one, never half of one
-    finally:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
+    (or when its order is not one to follow: several compile processes). Written at once
+    (``io.write_now``), not in a command's transaction: its outputs appear only when it ends, and the
+    lead job reads this file while the compile step runs."""
+    io.write_now(path, json.dumps({"done": int(done), "finished": bool(finished)}) + "\n")
 
 
 def read(path: str) -> tuple[int, bool, float] | None:
