@@ -134,7 +134,7 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
                     t += 1
                 guess = seeds[t]
             else:
-                guess = shell_farthest(shell, head, c0, labels, c, r)[0]
+                guess, head = shell_farthest(shell, head, c0, labels, c, r)
             load_position(T, pr, p)
             load_position(T, pos[guess], q)
             nearest_of_two(T, k - 1, pr, pos[guess], p, q, (top_d, top_i), near_b, KS, KS_b, counts)

@@ -27,6 +27,8 @@ from mabench.kernels.spatial.kdtree import SLACK, TINY
 # stopping point have distances below the bound, below the best, so they can neither win nor tie.
 
 SHELL_BLOCK = 64  # the scan alone over a ball of 10^6 x 10, one thread: 2.6-3.3x row by row (16: 2x, 128: the same)
+COMPACT_AFTER = 64  # grouped records a scan may meet before it compacts what it read (CBFS at 10^6 x 3 read three
+                   # grouped slots for each remaining one without it: docs/scaling.md)
 
 Shell = namedtuple("Shell", "rows ids radius dist")
 Shell.__doc__ = """The remaining records in decreasing distance from the pivot c0: rows (blocks, d, SHELL_BLOCK),
@@ -76,7 +78,9 @@ def shell_farthest(shell, head, c0, labels, p, skip=-1):
 
     The scan stops at the first block whose first slot's bound is below the best (the bounds only
     fall along the order); a slot's label, a random access into an n-long array, is read only when
-    its distance would win. Record ``skip`` counts as grouped.
+    its distance would win. Record ``skip`` counts as grouped. When the scan met at least
+    ``COMPACT_AFTER`` grouped records that way, the stretch it read is compacted
+    (:func:`shell_compact`) before it returns.
 
     Parameters
     ----------
@@ -106,9 +110,12 @@ def shell_farthest(shell, head, c0, labels, p, skip=-1):
         head += 1
     best = -1.0
     best_r = -1
+    grouped = 0
+    stop = rows.shape[0]
     for b in range(head // B, rows.shape[0]):
         e = a[b * B] + off
         if e * e * (1.0 + SLACK) + tol < best:
+            stop = b
             break
         block = rows[b]
         for i in range(B):
@@ -126,7 +133,54 @@ def shell_farthest(shell, head, c0, labels, p, skip=-1):
         for i in range(B):
             if dist[i] >= best:
                 r = ids[b * B + i]
-                if (dist[i] > best or r < best_r) and labels[r] == UNASSIGNED and r != skip:
+                if labels[r] != UNASSIGNED:
+                    grouped += 1
+                elif (dist[i] > best or r < best_r) and r != skip:
                     best = dist[i]
                     best_r = r
+    if grouped >= COMPACT_AFTER:
+        head = shell_compact(shell, head, min(stop * B, ids.size), labels)
     return best_r, head
+
+
+@njit(cache=True)
+def shell_compact(shell, head, stop, labels):
+    """Drop the grouped records from slots [head, stop) of the shell order, keeping the order of the
+    others: the remaining records move to the end of the stretch, the grouped ones to its front, where
+    their rows become NaN (a NaN distance never wins) and their radius the first remaining slot's. So
+    the radii still only fall along the order, every slot before the new head holds a grouped record,
+    and a scan from any earlier head still finds the same answer.
+
+    Parameters
+    ----------
+    shell : Shell — changed in place.
+    head : int — the first position possibly alive.
+    stop : int — the end of the stretch (a position).
+    labels : (n,) int64 — -1 marks a remaining record.
+
+    Returns
+    -------
+    int — the new head: the first slot of the stretch that holds a remaining record (``stop`` if none).
+    """
+    rows, ids, a = shell.rows, shell.ids, shell.radius
+    d = rows.shape[1]
+    B = rows.shape[2]
+    w = stop  # the remaining records fill [w, stop), last first
+    for t in range(stop - 1, head - 1, -1):
+        r = ids[t]
+        if labels[r] != UNASSIGNED:
+            continue
+        w -= 1
+        if w != t:
+            grouped_id = ids[w]
+            ids[w] = r
+            ids[t] = grouped_id  # slot t is below w from now on: it holds a grouped record
+            a[w] = a[t]
+            for j in range(d):
+                rows[w // B, j, w % B] = rows[t // B, j, t % B]
+    top = a[w] if w < ids.size else 0.0
+    for t in range(head, w):
+        a[t] = top
+        for j in range(d):
+            rows[t // B, j, t % B] = np.nan
+    return w
