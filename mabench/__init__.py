@@ -13,9 +13,10 @@ The Python API (:mod:`mabench.api`)::
 Its names are loaded on first use, so ``import mabench`` (and the ``mabench`` command) stays fast.
 """
 
-from mabench import blas
+from mabench import blas, openmp
 
 blas.pin()  # before anything imports numpy: OpenBLAS reads its kernel choice when it loads
+openmp.pin()  # before Numba's first parallel kernel loads libgomp, which reads its spin count then
 
 from mabench.errors import UserError
 

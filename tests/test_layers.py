@@ -11,7 +11,7 @@ import pytest
 from support import ROOT
 
 LAYERS = [  # lowest first
-    ("base", ["blas", "errors", "io", "plugin", "partition", "resources", "memory"]),
+    ("base", ["blas", "openmp", "errors", "io", "plugin", "partition", "resources", "memory"]),
     ("plugins", ["discovery", "codehash"]),
     ("kernels", ["kernels"]),
     ("data", ["data"]),

@@ -192,20 +192,21 @@ def test_auto_picks_by_size_and_dimension():
 
 
 def test_a_second_thread_is_used_where_it_pays(monkeypatch):
-    """Two threads available: MDAV's second question (s and its nearest, needed anyway) from
-    PAIR_FROM records at any d; CBFS's guessed next seed only from GUESS_FROM_D attributes (below,
-    its extra farthest scan per group made CBFS slower on two threads than on one); one thread never."""
+    """Two threads available: the second question (MDAV's s and its nearest, CBFS's guessed next seed)
+    from PAIR_FROM records and PAIR_FROM_D attributes (below either, a question costs less than a
+    second thread's start-up per iteration); one thread never."""
     from mabench.kernels.spatial import index_choice as ic
 
     monkeypatch.setattr(ic.numba, "get_num_threads", lambda: 2)
-    assert ic.use_pair(10**6, 3) is True and ic.use_pair(10**6, 10) is True
+    assert ic.use_pair(10**6, ic.PAIR_FROM_D) is True and ic.use_pair(10**6, 10) is True
     assert ic.use_pair(ic.PAIR_FROM - 1, 10) is None
-    assert ic.use_pair(10**6, ic.GUESS_FROM_D - 1, guess=True) is None
-    assert ic.use_pair(10**6, ic.GUESS_FROM_D, guess=True) is True
-    with ic.sized_as(10**6, 3):  # a warm-up on a tiny problem answers as the real size will
-        assert ic.use_pair(10, 3, guess=True) is None and ic.use_pair(10, 3) is True
+    assert ic.use_pair(10**6, ic.PAIR_FROM_D - 1) is None and ic.use_pair(10**6, 1) is None
+    with ic.sized_as(10**6, 10):  # a warm-up on a tiny problem answers as the real size will
+        assert ic.use_pair(10, 3) is True
+    with ic.sized_as(10**6, 3):
+        assert ic.use_pair(10, 10) is None
     monkeypatch.setattr(ic.numba, "get_num_threads", lambda: 1)
-    assert ic.use_pair(10**6, 10) is None and ic.use_pair(10**6, 10, guess=True) is None
+    assert ic.use_pair(10**6, 10) is None
 
 
 def test_running_centroid_is_the_pass_kernels_bit_for_bit():

@@ -85,8 +85,8 @@ def cbfs_labels_tree(Z, k, tail_group, fixed_centroid, pair=None, tally=None):
     iteration uses them if that record is indeed its seed and they are all still remaining (they
     are then what a fresh query returns: removing records never reorders the others); None (not
     False) for one thread, so the two-thread code is not compiled. :func:`cbfs_labels` asks
-    ``use_pair(n, d, guess=True)``: the guess costs one more farthest scan per group, which a second
-    thread repays only from ``index_choice.GUESS_FROM_D`` attributes.
+    ``index_choice.use_pair``: the guess costs one more farthest scan per group, which a second
+    thread repays only from ``index_choice.PAIR_FROM_D`` attributes.
     ``tally`` (kernels/core/counter.py): [records grouped, records], updated as groups form.
 
     Parameters
@@ -162,5 +162,5 @@ def cbfs_labels(Z, k, tail_group: bool, fixed_centroid: bool, index: str = "auto
     (n,) int64 — each record's group label.
     """
     if use_tree(index, *Z.shape):
-        return cbfs_labels_tree(Z, k, tail_group, fixed_centroid, use_pair(*Z.shape, guess=True), counter.GROUPED)
+        return cbfs_labels_tree(Z, k, tail_group, fixed_centroid, use_pair(*Z.shape), counter.GROUPED)
     return cbfs_labels_scan(Z, k, tail_group, fixed_centroid, counter.GROUPED)

@@ -99,17 +99,17 @@ def use_tree(index: str, n: int, d: int) -> bool:
 
 
 PAIR_FROM = 20_000  # records from which the tree kernels ask a second question on a second thread
-# CBFS's second question is a guess: the nearest of the record likely to be the next seed, which costs
-# one more farthest-record scan per group. Where a nearest query is cheaper than that scan (d <= 3)
-# the guess did not pay: CBFS at 10^6 x 3 took 15.7-17.3 s on two threads, 8.4-9.5 s on one
-# (docs/scaling.md, "10⁶ × 3").
-GUESS_FROM_D = 4
+# ... and attributes: at d <= 3 a question costs microseconds and a second thread never paid. MDAV at
+# 10^6 x 3: 3.2 s on two threads, 2.8 s on one (2026-11-29), 7.0-7.7 s against 7.4-7.9 s (2026-11-28);
+# CBFS, whose second question is a guess costing one more farthest scan per group, 15.7-17.3 s against
+# 8.4-9.5 s. From d = 6 both gain or break even (docs/scaling.md, "The second thread").
+PAIR_FROM_D = 4
 
 
 _SIZED_AS: list = []  # (n, d) that use_pair answers for while a warm-up runs on a tiny problem
 
 
-def use_pair(n: int, d: int, guess: bool = False):
+def use_pair(n: int, d: int):
     """True when a second thread is worth its start-up per iteration (the answers never depend on it),
     else None: the tree kernels' ``pair`` argument, whose None specialization leaves out (and never
     compiles) the two-thread code.
@@ -117,8 +117,6 @@ def use_pair(n: int, d: int, guess: bool = False):
     Parameters
     ----------
     n, d : int — records and attributes (overridden inside :func:`sized_as`).
-    guess : bool — the second question is a guess that costs a farthest-record scan (CBFS's next
-        seed): worth it only from ``GUESS_FROM_D`` attributes.
 
     Returns
     -------
@@ -126,9 +124,7 @@ def use_pair(n: int, d: int, guess: bool = False):
     """
     if _SIZED_AS:
         n, d = _SIZED_AS[-1]
-    if guess and d < GUESS_FROM_D:
-        return None
-    return True if n >= PAIR_FROM and numba.get_num_threads() > 1 else None
+    return True if n >= PAIR_FROM and d >= PAIR_FROM_D and numba.get_num_threads() > 1 else None
 
 
 @contextmanager
