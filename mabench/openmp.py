@@ -2,11 +2,12 @@
 
 The two-thread tree kernels of MDAV and CBFS (mabench/kernels/spatial/treegroups.py) open a parallel
 region in every iteration, tens of microseconds apart. GNU OpenMP (libgomp, Numba's ``omp`` layer)
-lets a worker spin about 3 ms (``GOMP_SPINCOUNT`` 300,000) before it sleeps, but recent versions
-shorten that default when the threads fill the available processors, and set it to 1 on hybrid x86
-processors. A sleeping worker is woken through the kernel: about 100 µs a region on a 2-core KVM
-machine (Debian's libgomp 12), where MDAV's two-thread path at 10⁶ × 3 then took 21.7 s against 2.8 s
-on one thread; with the documented default restored, 3.2 s (docs/scaling.md, "The second thread").
+documents a spin of about 3 ms (``GOMP_SPINCOUNT`` 300,000) before a worker sleeps when no wait
+policy is set, but its builds may adjust that default: on a 2-core KVM machine with Debian's
+libgomp 12 and no spin count set, the worker slept after every region and was woken through the
+kernel, about 100 µs a region, so MDAV's two-thread path at 10⁶ × 3 took 21.7 s against 2.8 s on
+one thread; with ``GOMP_SPINCOUNT`` set (to any value from 1,000 up), 3.2 s (docs/scaling.md,
+"The second thread").
 
 libgomp reads ``GOMP_SPINCOUNT`` once, when it is loaded, which happens at the first parallel kernel
 Numba runs; ``mabench/__init__.py`` calls :func:`pin` on import. A value the user set, or an
