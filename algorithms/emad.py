@@ -47,7 +47,9 @@ import itertools
 import numpy as np
 
 from mabench import kernels as K
-from mabench.plugin import Algorithm, Param, read_only, tree_memory
+from mabench.kernels.methods.cbfs_grid import GRID_MAX_D
+from mabench.kernels.spatial.index_choice import sized_as
+from mabench.plugin import Algorithm, Param, read_only, tiny_problem, tree_memory
 from mabench.errors import UserError
 
 MATS = ("cbfs_fixed", "cbfs", "mdav")
@@ -237,9 +239,20 @@ def run(Z, k, params, rng, raw=None):
 
 
 def warm_up(n, d, k, params):
-    """The tree warm-up on at most d of the c variables: the MAT's kernels are the same for any c, and
-    the warm-up's data may have fewer columns than c."""
-    K.tree_warm_up(run)(n, d, k, {**params, "c": min(int(params["c"]), d)})
+    """Compile what a run's MAT calls. The MAT runs on subsets of c columns (mode=given: the subset's),
+    and ``index=auto`` picks its kernel by n and that width, not by the data's d: CBFS-fixed's grid up
+    to ``GRID_MAX_D`` columns (the k-d tree or the pass when the grid is crowded), else the k-d tree or
+    the pass. So: one run on a tiny problem with the kernel the width gives, and with ``auto`` and the
+    grid in reach, one as the run calls it. c is capped at d: the warm-up's data may have fewer columns."""
+    c = min(int(params["c"]), d)
+    width = len(_parse_subset(params["subset"], d)) if params["mode"] == "given" else c
+    tiny = read_only(tiny_problem(k, d))  # read-only as a run's data (call_run): the same Numba types
+    rng = np.random.default_rng(0)
+    index = "tree" if K.use_tree(params["index"], n, width) else "scan"
+    with sized_as(max(n, tiny.shape[0]), width):  # the tree kernels' one- or two-thread code, as the run's
+        run(tiny, k, {**params, "c": c, "index": index}, rng, raw=tiny)
+        if params["index"] == "auto" and params["mat"] == "cbfs_fixed" and width <= GRID_MAX_D:
+            run(tiny, k, {**params, "c": c}, rng, raw=tiny)
 
 
 ALGORITHM = Algorithm(

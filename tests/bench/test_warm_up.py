@@ -70,6 +70,14 @@ def test_warm_up_compiles_what_the_tree_run_uses(name, threads, pair):
     assert result["pair"] == pair
 
 
+def test_warm_up_of_emad_compiles_the_kernels_its_subsets_use():
+    """EMAD's MAT runs on column subsets of c = 3 of the 13 columns, where ``index=auto`` takes
+    CBFS-fixed's grid (up to cbfs_grid.GRID_MAX_D columns): a warm-up that chose the kernel by all 13
+    columns compiled the pass instead, and the workflow's first EMAD cell of a batch spent about 10 s
+    compiling the grid."""
+    assert _run("emad", 300, 13, 1)["new"] == []
+
+
 def test_warm_up_of_rmd_compiles_the_mcd_a_run_uses():
     """rmd's robust distances come from the MCD, whose h-subset search runs only when n > d + 1: a
     warm-up on 3k + 1 = 10 records in 13 columns (Tarragona's) skipped it, and the workflow's first
