@@ -123,6 +123,14 @@ def diameter_fixed_size(Z, k):
     return labels
 
 
+def warm_up(n, d, k, params):
+    """Compile what M-c's sub-trees will use: ``index=auto`` picks the kernel by each sub-tree's size, so
+    the one n records would take (a sub-tree may hold nearly all of them) and, below that, the pass."""
+    K.tree_warm_up(run)(n, d, k, params)
+    if params["split"] == "c" and params["index"] == "auto" and K.use_tree("auto", n, d):
+        K.tree_warm_up(run)(2 * k, d, k, params)
+
+
 def run(Z, k, params, rng):
     n = Z.shape[0]
     order, parent, weight = K.prim_mst(Z, 0)
@@ -155,7 +163,7 @@ ALGORITHM = Algorithm(
     citation="004_d1273daa16c98592.txt §I and Tables I-II (M-d); 003_58f0e37d459aa4df.txt §2, Table 3; "
     "docs/algorithms/hm_mst.md §3",
     run=run,
-    warm_up=K.tree_warm_up(run),
+    warm_up=warm_up,
     params={"split": Param("d", "fixed-size method for trees of >= 2k records: d = diameter-based (M-d), "
                            "c = centroid-based (M-c)", ("d", "c")),
             "index": K.index_param("split=c: ")},

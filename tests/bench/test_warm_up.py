@@ -36,10 +36,10 @@ from mabench import discovery
 from mabench.bench import runner
 from mabench.kernels.methods import cbfs, mdav
 
-name, n, d = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+name, n, d, params = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
 """ + DISPATCHER_SIGNATURES + r"""
 algo = discovery.algorithm(name)
-own, _ = runner.split_aggregation(algo.resolve({}))
+own, _ = runner.split_aggregation(algo.resolve(params))
 algo.warm(n, d, 3, own)
 before = signatures()
 Z = np.ascontiguousarray(np.random.default_rng(3).standard_normal((n, d)))
@@ -52,9 +52,10 @@ print(json.dumps({"new": sorted(f for f, c in after.items() if c > before.get(f,
 """
 
 
-def _run(name, n, d, threads):
+def _run(name, n, d, threads, params=None):
     env = {**os.environ, "NUMBA_NUM_THREADS": str(threads)}
-    out = subprocess.run([sys.executable, "-c", RUN, name, str(n), str(d)], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", RUN, name, str(n), str(d), json.dumps(params or {})],
+                         capture_output=True, text=True,
                          timeout=safety_net(600), env=env)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -76,6 +77,13 @@ def test_warm_up_of_emad_compiles_the_kernels_its_subsets_use():
     columns compiled the pass instead, and the workflow's first EMAD cell of a batch spent about 10 s
     compiling the grid."""
     assert _run("emad", 300, 13, 1)["new"] == []
+
+
+def test_warm_up_of_mdst_compiles_the_kernels_its_sub_trees_use():
+    """M-c splits each sub-tree of at least 2k records with CBFS, whose ``index=auto`` picks by the
+    sub-tree's size: at 10,000 records in 10 dimensions the whole data would take the k-d tree
+    (index_choice.TREE_FROM), the sub-trees the pass."""
+    assert _run("mdst", 10_000, 10, 1, {"split": "c"})["new"] == []
 
 
 def test_warm_up_of_rmd_compiles_the_mcd_a_run_uses():
