@@ -48,7 +48,6 @@ import numpy as np
 
 from mabench import kernels as K
 from mabench.kernels.methods.cbfs_grid import GRID_MAX_D
-from mabench.kernels.spatial.index_choice import sized_as
 from mabench.plugin import Algorithm, Param, read_only, tiny_problem, tree_memory
 from mabench.errors import UserError
 
@@ -238,21 +237,25 @@ def run(Z, k, params, rng, raw=None):
     return chosen[2], info
 
 
+def _mat_width(d, params):
+    """The columns each MAT run sees: the subset's (mode=given), else c (at most d: a warm-up's data may
+    have fewer columns than c)."""
+    return len(_parse_subset(params["subset"], d)) if params["mode"] == "given" else min(int(params["c"]), d)
+
+
+_warm_mat = K.tree_warm_up(run, width=_mat_width)
+
+
 def warm_up(n, d, k, params):
-    """Compile what a run's MAT calls. The MAT runs on subsets of c columns (mode=given: the subset's),
-    and ``index=auto`` picks its kernel by n and that width, not by the data's d: CBFS-fixed's grid up
-    to ``GRID_MAX_D`` columns (the k-d tree or the pass when the grid is crowded), else the k-d tree or
-    the pass. So: one run on a tiny problem with the kernel the width gives, and with ``auto`` and the
-    grid in reach, one as the run calls it. c is capped at d: the warm-up's data may have fewer columns."""
-    c = min(int(params["c"]), d)
-    width = len(_parse_subset(params["subset"], d)) if params["mode"] == "given" else c
-    tiny = read_only(tiny_problem(k, d))  # read-only as a run's data (call_run): the same Numba types
-    rng = np.random.default_rng(0)
-    index = "tree" if K.use_tree(params["index"], n, width) else "scan"
-    with sized_as(max(n, tiny.shape[0]), width):  # the tree kernels' one- or two-thread code, as the run's
-        run(tiny, k, {**params, "c": c, "index": index}, rng, raw=tiny)
-        if params["index"] == "auto" and params["mat"] == "cbfs_fixed" and width <= GRID_MAX_D:
-            run(tiny, k, {**params, "c": c}, rng, raw=tiny)
+    """Compile what a run's MAT calls: ``index=auto`` picks its kernel by n and the subsets' width, not by
+    the data's d (:func:`_mat_width`), and CBFS-fixed's ``auto`` first tries a grid up to ``GRID_MAX_D``
+    columns (falling back to that kernel when the grid is crowded), so that one is warmed up as the run
+    calls it too."""
+    params = {**params, "c": min(int(params["c"]), d)}
+    _warm_mat(n, d, k, params)
+    if params["index"] == "auto" and params["mat"] == "cbfs_fixed" and _mat_width(d, params) <= GRID_MAX_D:
+        tiny = read_only(tiny_problem(k, d))
+        run(tiny, k, params, np.random.default_rng(0), raw=tiny)
 
 
 ALGORITHM = Algorithm(

@@ -35,7 +35,7 @@ def index_param(when: str = "") -> Param:
     return Param("auto", when + INDEX_HELP, INDEXES, neutral=True)
 
 
-def tree_warm_up(run):
+def tree_warm_up(run, width=None):
     """The ``warm_up`` hook (mabench.plugin.Algorithm) of a method with :func:`index_param`: ``run`` on
     a tiny problem with the kernel the real n x d will take (on the tiny problem alone ``auto`` would
     pick the pass kernel), in the one- or two-thread specialization n will run (:func:`sized_as`).
@@ -43,6 +43,8 @@ def tree_warm_up(run):
     Parameters
     ----------
     run : callable — the plugin's ``run(Z, k, params, rng[, raw])``.
+    width : callable, optional — ``width(d, params)``: the columns the index kernels see when the method
+        calls them on a subset of the d columns (EMAD's variable subsets); default d.
 
     Returns
     -------
@@ -51,9 +53,10 @@ def tree_warm_up(run):
     takes_raw = "raw" in inspect.signature(run).parameters
 
     def warm_up(n: int, d: int, k: int, params: dict) -> None:
-        params = {**params, "index": "tree" if use_tree(params["index"], n, d) else "scan"}
+        w = d if width is None else width(d, params)
+        params = {**params, "index": "tree" if use_tree(params["index"], n, w) else "scan"}
         tiny = read_only(tiny_problem(k, d))  # read-only as a run's data (call_run): the same Numba types
-        with sized_as(max(n, tiny.shape[0]), d):
+        with sized_as(max(n, tiny.shape[0]), w):
             run(tiny, k, params, np.random.default_rng(0), **({"raw": tiny} if takes_raw else {}))
 
     return warm_up
