@@ -47,8 +47,7 @@ import itertools
 import numpy as np
 
 from mabench import kernels as K
-from mabench.kernels.methods.cbfs_grid import GRID_MAX_D
-from mabench.plugin import Algorithm, Param, read_only, tiny_problem, tree_memory
+from mabench.plugin import Algorithm, Param, read_only, tiny_run, tree_memory
 from mabench.errors import UserError
 
 MATS = ("cbfs_fixed", "cbfs", "mdav")
@@ -248,14 +247,13 @@ _warm_mat = K.tree_warm_up(run, width=_mat_width)
 
 def warm_up(n, d, k, params):
     """Compile what a run's MAT calls: ``index=auto`` picks its kernel by n and the subsets' width, not by
-    the data's d (:func:`_mat_width`), and CBFS-fixed's ``auto`` first tries a grid up to ``GRID_MAX_D``
-    columns (falling back to that kernel when the grid is crowded), so that one is warmed up as the run
-    calls it too."""
+    the data's d (:func:`_mat_width`), and CBFS-fixed's ``auto`` first tries a grid in few columns
+    (``K.takes_grid``; falling back to that kernel when the grid is crowded), so that one is warmed up as
+    the run calls it too."""
     params = {**params, "c": min(int(params["c"]), d)}
     _warm_mat(n, d, k, params)
-    if params["index"] == "auto" and params["mat"] == "cbfs_fixed" and _mat_width(d, params) <= GRID_MAX_D:
-        tiny = read_only(tiny_problem(k, d))
-        run(tiny, k, params, np.random.default_rng(0), raw=tiny)
+    if params["mat"] == "cbfs_fixed" and K.takes_grid(params["index"], n, _mat_width(d, params), k):
+        tiny_run(ALGORITHM, d, k, params)
 
 
 ALGORITHM = Algorithm(

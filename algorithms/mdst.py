@@ -123,14 +123,6 @@ def diameter_fixed_size(Z, k):
     return labels
 
 
-def warm_up(n, d, k, params):
-    """Compile what M-c's sub-trees will use: ``index=auto`` picks the kernel by each sub-tree's size, so
-    the one n records would take (a sub-tree may hold nearly all of them) and, below that, the pass."""
-    K.tree_warm_up(run)(n, d, k, params)
-    if params["split"] == "c" and params["index"] == "auto" and K.use_tree("auto", n, d):
-        K.tree_warm_up(run)(2 * k, d, k, params)
-
-
 def run(Z, k, params, rng):
     n = Z.shape[0]
     order, parent, weight = K.prim_mst(Z, 0)
@@ -153,6 +145,17 @@ def run(Z, k, params, rng):
         next_label += int(part.max())
     assert next_label <= n
     return labels
+
+
+_warm_index = K.tree_warm_up(run)
+
+
+def warm_up(n, d, k, params):
+    """Compile what M-c's sub-trees will use: ``index=auto`` picks the kernel by each sub-tree's size, so
+    the one n records would take (a sub-tree may hold nearly all of them) and, below that, the pass."""
+    _warm_index(n, d, k, params)
+    if params["split"] == "c" and params["index"] == "auto" and K.use_tree("auto", n, d):
+        _warm_index(2 * k, d, k, params)
 
 
 ALGORITHM = Algorithm(

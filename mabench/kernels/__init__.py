@@ -65,7 +65,7 @@ from mabench.kernels.spatial.mst import farthest_from_centroid, farthest_from_re
 from mabench.kernels.methods.mdav import TAIL_2K, TAIL_3K, TAIL_MDAV1, mdav_labels, mdav_labels_tree, mdav_partition  # noqa: E402
 from mabench.kernels.spatial.index_choice import INDEX_HELP, INDEXES, index_param, tree_warm_up, use_tree  # noqa: E402
 from mabench.kernels.methods.cbfs import cbfs_labels, cbfs_labels_scan, cbfs_labels_tree  # noqa: E402
-from mabench.kernels.methods.cbfs_grid import cbfs_fixed_grid, cbfs_fixed_labels  # noqa: E402
+from mabench.kernels.methods.cbfs_grid import cbfs_fixed_grid, cbfs_fixed_labels, takes_grid  # noqa: E402
 from mabench.kernels.core.nearest import farthest_group, group_around, label_rest, take_nearest  # noqa: E402
 from mabench.kernels.improve.localsearch import (EPS, apply_move, best_change, dissolve, group_state, move_swap_descent,  # noqa: E402
                           nearest_groups, perturb, r1, r2, r3, swap_cost, total_sse)
@@ -87,7 +87,7 @@ __all__ = [
     "add_member", "argmax_alive", "farthest_first", "next_unassigned", "assign_leftovers", "centroid", "close_tail", "compact", "distances_from", "farthest_group",
     "forget", "group_around", "group_means", "label_rest", "load_point", "mdav_labels", "nearest_slots", "scratch", "sqdist",
     "sse", "sst", "take_nearest", "work_buffer",
-    "mdav_labels_tree", "mdav_partition", "INDEX_HELP", "INDEXES", "index_param", "tree_warm_up", "use_tree", "cbfs_labels", "cbfs_labels_scan", "cbfs_labels_tree", "cbfs_fixed_grid", "cbfs_fixed_labels",
+    "mdav_labels_tree", "mdav_partition", "INDEX_HELP", "INDEXES", "index_param", "tree_warm_up", "use_tree", "cbfs_labels", "cbfs_labels_scan", "cbfs_labels_tree", "cbfs_fixed_grid", "cbfs_fixed_labels", "takes_grid",
     "kd_nearest_k",
     "SEQ_CHAIN", "SEQ_CREATION", "SEQ_ENDS", "hm_labels", "path_labels", "prefix_sums", "segment_sse", "sequence_of_groups", "shortest_path",
     "farthest_from_centroid", "farthest_from_record", "npn_order", "prim_mst",

@@ -84,6 +84,28 @@ def cbfs_fixed_grid(Z, k, crowded=CROWDED, tally=None):
     return labels
 
 
+def takes_grid(index: str, n: int, d: int, k: int) -> bool:
+    """Whether :func:`cbfs_fixed_labels` tries the grid kernel first for n x d records (it still falls
+    back when the grid is crowded).
+
+    Parameters
+    ----------
+    index : {"auto", "tree", "scan"} — the method's ``index`` parameter.
+    n, d : int — records and the columns the kernel sees.
+    k : int — the minimum group size.
+
+    Returns
+    -------
+    bool — true when the grid is tried first.
+
+    Examples
+    --------
+    >>> takes_grid("auto", 1000, 3, 3), takes_grid("auto", 1000, 5, 3), takes_grid("tree", 1000, 3, 3)
+    (True, False, False)
+    """
+    return index == "auto" and 1 <= d <= GRID_MAX_D and n >= 2 * k
+
+
 def cbfs_fixed_labels(Z, k, index: str = "auto"):
     """``cbfs_labels(Z, k, True, True, index)``'s partition; with ``index=auto`` in at most
     :data:`GRID_MAX_D` dimensions from :func:`cbfs_fixed_grid` (unless the grid is crowded).
@@ -98,7 +120,7 @@ def cbfs_fixed_labels(Z, k, index: str = "auto"):
     -------
     (n,) int64 — each record's group label.
     """
-    if index == "auto" and 1 <= Z.shape[1] <= GRID_MAX_D and Z.shape[0] >= 2 * k:
+    if takes_grid(index, Z.shape[0], Z.shape[1], k):
         labels = cbfs_fixed_grid(Z, k, CROWDED, counter.GROUPED)
         if labels.size:
             return labels
