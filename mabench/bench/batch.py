@@ -113,7 +113,8 @@ def run_plan(plan: dict, cache_dir: str | None = None, follow: str | None = None
 
 def compile_plan(plan: dict, jobs: int = 1, progress_out: str | None = None) -> int:
     """Compile the kernels of every run of a plan (each distinct algorithm, parameters and data shape
-    once), without running a cell; returns how many distinct runs were warmed up.
+    once), without running a cell; returns how many warm-ups were done (each distinct run's smallest
+    and largest k: ``runner.warm_ks``).
 
     ``jobs`` > 1: that many worker processes share the algorithms (:func:`_compile_worker`).
     Compiling is single-threaded Python and LLVM work, so it is the one stage where a second core

@@ -162,10 +162,20 @@ def compile_kernels(algorithm: str, dataset: str, ks: Iterable[int], seed: int =
     kw = {"missing": True} if agg["missing"] == "available" else {}
     ds, _ = layout_for((load or data.load)(dataset, check_seed(seed), aside=tuple(strata), **kw), agg, None)
     n, d = ds.values.shape
-    k = min(partition.check_k(k) for k in ks)
-    warm_once(algo, own, n, d, k, warmed)
+    ks = [partition.check_k(k) for k in ks]
+    warm_ks(algo, own, n, d, ks, warmed)
+    k = min(ks)
     warm_metrics(list(metrics), n, d, k, {**data.metric_defaults(ds.name, ds.columns), **(metric_options or {})})
     return n, d
+
+
+def warm_ks(algo, own: dict, n: int, d: int, ks, warmed: set | None) -> None:
+    """The warm-ups of a run over the k values ``ks``: at the smallest and the largest. Which kernels a
+    method takes can depend on k past a threshold (LNS splits two-group regions by enumeration from
+    k = 9 on, ``lns.region_limit``), so the smallest k alone would leave the largest k's kernels to be
+    compiled inside a cell's time."""
+    for k in sorted({min(ks), max(ks)}):
+        warm_once(algo, own, n, d, k, warmed)
 
 
 def warm_once(algo, own: dict, n: int, d: int, k: int, warmed: set | None) -> None:
@@ -221,7 +231,7 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
             missing.available_partition(algo, own, np.arange(tiny * d, dtype=np.float64).reshape(tiny, d),
                                         np.ones((tiny, d), dtype=bool), min(ks))
         else:
-            warm_once(algo, own, n, d, min(ks), warmed)
+            warm_ks(algo, own, n, d, ks, warmed)
         warm_metrics(list(metrics), n, d, min(ks), options)
         if layout.observed is not None and "dld" in metrics:
             from mabench.metrics.available import warm_dld

@@ -34,7 +34,7 @@ def test_workers_warm_every_algorithm_once_as_one_process_does(tmp_path, capfd, 
     plan = _plan(tmp_path, ALGORITHMS)
     one = batch.compile_plan(plan, jobs=1)
     assert _compiled(capfd.readouterr().err) == sorted(ALGORITHMS)
-    assert batch.compile_plan(plan, jobs=jobs) == one == len(ALGORITHMS)
+    assert batch.compile_plan(plan, jobs=jobs) == one == 2 * len(ALGORITHMS)  # at k = 3 and k = 5 each
     assert _compiled(capfd.readouterr().err) == sorted(ALGORITHMS)  # the workers' lines: each algorithm once
 
 
@@ -52,7 +52,7 @@ def test_compile_plan_writes_its_progress_in_the_plans_order(tmp_path):
     """The file the lead job follows (mabench/bench/handoff.py, tests/bench/test_handoff.py)."""
     path = tmp_path / "p.json"
     plan = _plan(tmp_path, ["mdav", "md", "mdav"])
-    assert batch.compile_plan(plan, progress_out=str(path)) == 2
+    assert batch.compile_plan(plan, progress_out=str(path)) == 4  # mdav and md, each at k = 3 and k = 5
     assert json.loads(path.read_text()) == {"done": 3, "finished": True}
     batch.compile_plan(plan, jobs=2, progress_out=str(path))
     assert json.loads(path.read_text())["finished"]  # several processes: nothing to follow, marked finished at once

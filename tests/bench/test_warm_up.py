@@ -36,14 +36,15 @@ from mabench import discovery
 from mabench.bench import runner
 from mabench.kernels.methods import cbfs, mdav
 
-name, n, d, params = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
+name, n, d, params, ks = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4]), json.loads(sys.argv[5])
 """ + DISPATCHER_SIGNATURES + r"""
 algo = discovery.algorithm(name)
 own, _ = runner.split_aggregation(algo.resolve(params))
-algo.warm(n, d, 3, own)
+runner.warm_ks(algo, own, n, d, ks, None)  # as a run over the k values ks warms up
 before = signatures()
 Z = np.ascontiguousarray(np.random.default_rng(3).standard_normal((n, d)))
-runner.call_run(algo, Z, 3, own, np.random.default_rng(0), raw=Z)
+for k in ks:
+    runner.call_run(algo, Z, k, own, np.random.default_rng(0), raw=Z)
 after = signatures()
 # the type of the tree kernel's ``pair`` argument in each compiled (or cache-loaded) specialization
 kernel, at = {"mdav": (mdav.mdav_labels_tree, 3), "cbfs": (cbfs.cbfs_labels_tree, 4)}.get(name, (None, 0))
@@ -52,9 +53,9 @@ print(json.dumps({"new": sorted(f for f, c in after.items() if c > before.get(f,
 """
 
 
-def _run(name, n, d, threads, params=None):
+def _run(name, n, d, threads, params=None, ks=(3,)):
     env = {**os.environ, "NUMBA_NUM_THREADS": str(threads)}
-    out = subprocess.run([sys.executable, "-c", RUN, name, str(n), str(d), json.dumps(params or {})],
+    out = subprocess.run([sys.executable, "-c", RUN, name, str(n), str(d), json.dumps(params or {}), json.dumps(list(ks))],
                          capture_output=True, text=True,
                          timeout=safety_net(600), env=env)
     assert out.returncode == 0, out.stderr
@@ -91,3 +92,19 @@ def test_warm_up_of_rmd_compiles_the_mcd_a_run_uses():
     warm-up on 3k + 1 = 10 records in 13 columns (Tarragona's) skipped it, and the workflow's first
     rmd cell spent about 20 s compiling it."""
     assert _run("rmd", 300, 13, 1)["new"] == []
+
+
+@pytest.mark.parametrize("name", ["clustpppca", "clustmcdpca"])
+def test_warm_up_of_clusterwise_methods_compiles_the_scores_of_a_cluster(name):
+    """A cluster-wise method scores each cluster of at least d records: on the tiny problem (29 records
+    in 13 columns at k = 3) the clusters can all be smaller, so the warm-up scores one cluster itself,
+    read-only as a run's clusters are (a writable copy compiled the score kernels once more, in the
+    workflow's first clustpppca cell)."""
+    assert _run(name, 300, 13, 1)["new"] == []
+
+
+def test_warm_up_of_a_run_over_several_k_compiles_the_largest_ks_kernels():
+    """LNS at k = 3 re-partitions regions by the DP, at k = 10 by the two-group enumeration
+    (lns.region_limit): warming up at the smallest k alone left the enumeration to be compiled in the
+    workflow's first LNS cell at k = 10."""
+    assert _run("lns", 200, 4, 1, ks=(3, 10))["new"] == []

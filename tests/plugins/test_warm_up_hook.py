@@ -70,7 +70,8 @@ def test_the_runner_calls_the_plugins_hook_with_the_cells_shape(home, cli_main_h
     assert [r["k"] for r in records] == [5, 3]
     assert records[0]["params"] == ""  # a neutral parameter stays out of the record
     n, d = records[0]["n"], records[0]["d"]
-    assert _calls() == [[n, d, 3, {"how": "fast"}]]  # once per batch, the smallest k, before any cell
+    # once per batch at the smallest and at the largest k, before any cell
+    assert _calls() == [[n, d, 3, {"how": "fast"}], [n, d, 5, {"how": "fast"}]]
 
 
 def test_mabench_check_passes_a_plugin_with_a_hook_and_calls_it(home, cli_main_home):

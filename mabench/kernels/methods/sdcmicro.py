@@ -20,7 +20,7 @@ from mabench.kernels.methods import mcd
 from mabench.kernels.spatial.kdtree import kd_delete, kd_nearest_k, kd_remaining, kd_scratch, tree_pays
 from mabench.kernels.spatial.index_choice import TREE_FROM
 from mabench.kernels.spatial.treegroups import REBUILD
-from mabench.plugin import Param
+from mabench.plugin import Param, read_only
 
 EXTRA_HINT = "pip install 'mabench[sdcmicro]'"
 R_MAD = 1.4826  # R's mad() consistency constant, used by sdcMicro's projection pursuit
@@ -581,7 +581,9 @@ def cluster_order(X: np.ndarray, k: int, params: dict, rng, method: str, within)
     d = X.shape[1]
 
     def order_within(members, c):
-        rows = X[members]
+        # read-only as the whole data is: the scores' kernels keep the one signature pca, pppca and
+        # mcdpca compile (a cluster's copy would be writable and compile them once more)
+        rows = read_only(X[members])
         if members.size < d:
             return stable_order(rows[:, 0])
         return stable_order(within(rows))

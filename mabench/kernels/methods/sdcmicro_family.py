@@ -10,8 +10,10 @@ A score function is ``scores(X, rng) -> (n,) float64`` on the original values ``
 
 from __future__ import annotations
 
+import numpy as np
+
 from mabench.kernels.methods import sdcmicro as S
-from mabench.plugin import Algorithm, linear_bytes, linear_memory
+from mabench.plugin import Algorithm, linear_bytes, linear_memory, read_only, tiny_problem, tiny_run
 
 # `mabench check` runs k-means too: with the default CLARA (R's own draws) the rng is never used, so
 # only a randomized clustering shows that the declared randomness is real.
@@ -84,12 +86,20 @@ def clusterwise(name: str, scores, *, time: str, title: str, notes: str) -> Algo
     def run(Z, k, params, rng, raw=None):
         return S.cluster_order(S.values(Z, raw), k, params, rng, name, lambda rows: scores(rows, rng))
 
-    return Algorithm(
+    def warm_up(n, d, k, params):
+        tiny_run(algo, d, k, params)  # the clustering
+        # a tiny problem's clusters can all have fewer records than columns, and those are ordered by
+        # their first variable without a score: score one cluster's rows (read-only, as a run's are)
+        scores(read_only(tiny_problem(k, d)), np.random.default_rng(0))
+
+    algo = Algorithm(
         name=name, time=f"O(n·d·nc) for CLARA or k-means (PAM: O(n²·d)), then {time}",
         memory="O(n·d) (clustermethod=pam: O(n²), the dissimilarity matrix)",
         memory_bytes=lambda n, d, k, p: linear_bytes(n, d) + (8 * n * n if p.get("clustermethod") == "pam" else 0),
         title=title, citation=citation(f"micro_{name}", S.SEED_PROJECTION), run=run, params={"nc": S.NC, "clustermethod": S.CLUSTER},
-        deterministic=False, uses_raw=True, notes=CLUSTER_NOTE + notes, test_params=RANDOMIZED_CLUSTERING)
+        deterministic=False, uses_raw=True, notes=CLUSTER_NOTE + notes, test_params=RANDOMIZED_CLUSTERING,
+        warm_up=warm_up)
+    return algo
 
 
 def pca_scores(X, rng):
