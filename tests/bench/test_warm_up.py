@@ -108,3 +108,46 @@ def test_warm_up_of_a_run_over_several_k_compiles_the_largest_ks_kernels():
     (lns.region_limit): warming up at the smallest k alone left the enumeration to be compiled in the
     workflow's first LNS cell at k = 10."""
     assert _run("lns", 200, 4, 1, ks=(3, 10))["new"] == []
+
+
+EVERY_METHOD = r"""
+import json, sys
+import numpy as np
+from mabench import discovery
+from mabench.bench import runner
+""" + DISPATCHER_SIGNATURES + r"""
+n, d, ks = 300, 6, [2, 3, 10]
+Z = np.ascontiguousarray(np.random.default_rng(3).standard_normal((n, d)))
+builtin = discovery.builtin_folder("algorithms")
+checked, missed = [], {}
+for name, algo in sorted(discovery.algorithms().items()):
+    if discovery.algorithm_path(name).parent != builtin:
+        continue
+    given = {"projection": "zs"} if "projection" in algo.params else {}  # the univariate methods: a projection
+    own, _ = runner.split_aggregation(algo.resolve(given), algo.params)
+    X = np.ascontiguousarray(Z[:, :algo.max_columns]) if algo.max_columns is not None else Z
+    runner.warm_ks(algo, own, n, X.shape[1], ks, None)
+    before = signatures()
+    for k in ks:
+        runner.call_run(algo, X, k, own, np.random.default_rng(0), raw=X)
+    new = sorted(f for f, c in signatures().items() if c > before.get(f, 0))
+    checked.append(name)
+    if new:
+        missed[name] = new
+print(json.dumps({"checked": checked, "missed": missed}))
+"""
+
+
+def test_no_built_in_method_compiles_in_its_cells_after_the_warm_up():
+    """Every built-in method at its default parameters (the univariate ones with projection=zs), a run
+    over k = 2, 3 and 10 on 300 × 6 records warmed up as a workflow batch warms it (runner.warm_ks):
+    no kernel gains a signature in the cells, one method after another in one fresh process. A kernel
+    an earlier method loaded cannot show as a later method's miss, so this sweep is a floor; the cases
+    above check the size-dependent warm-ups one method at a time."""
+    env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", EVERY_METHOD], capture_output=True, text=True,
+                         timeout=safety_net(120), env=env)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert {"mdav", "lns", "clustpppca", "kw", "emad"} <= set(result["checked"])
+    assert result["missed"] == {}
