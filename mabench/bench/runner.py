@@ -169,12 +169,23 @@ def compile_kernels(algorithm: str, dataset: str, ks: Iterable[int], seed: int =
     return n, d
 
 
-def warm_ks(algo, own: dict, n: int, d: int, ks, warmed: set | None) -> None:
-    """The warm-ups of a run over the k values ``ks``: at the smallest and the largest. Which kernels a
+def warm_k_values(ks) -> list[int]:
+    """The k values a run over ``ks`` is warmed up at: the smallest and the largest. Which kernels a
     method takes can depend on k past a threshold (LNS splits two-group regions by enumeration from
     k = 9 on, ``lns.region_limit``), so the smallest k alone would leave the largest k's kernels to be
-    compiled inside a cell's time."""
-    for k in sorted({min(ks), max(ks)}):
+    compiled inside a cell's time.
+
+    Examples
+    --------
+    >>> warm_k_values([5, 3, 10, 4])
+    [3, 10]
+    """
+    return sorted({min(ks), max(ks)})
+
+
+def warm_ks(algo, own: dict, n: int, d: int, ks, warmed: set | None) -> None:
+    """:func:`warm_once` at each of :func:`warm_k_values`."""
+    for k in warm_k_values(ks):
         warm_once(algo, own, n, d, k, warmed)
 
 
@@ -227,9 +238,10 @@ def run_dataset(algo, resolved: dict, ds, ks: list[int], seed: int = 0, metrics=
     progress.start(f"compiling {algo.name}", grouping=False)
     with compile_notice(f"{algo.name}'s kernels") if notice else nullcontext():
         if layout.observed is not None:
-            tiny = 3 * min(ks) + 1
-            missing.available_partition(algo, own, np.arange(tiny * d, dtype=np.float64).reshape(tiny, d),
-                                        np.ones((tiny, d), dtype=bool), min(ks))
+            for k in warm_k_values(ks):
+                tiny = 3 * k + 1
+                missing.available_partition(algo, own, np.arange(tiny * d, dtype=np.float64).reshape(tiny, d),
+                                            np.ones((tiny, d), dtype=bool), k)
         else:
             warm_ks(algo, own, n, d, ks, warmed)
         warm_metrics(list(metrics), n, d, min(ks), options)

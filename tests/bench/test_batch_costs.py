@@ -175,3 +175,28 @@ def test_user_plugins_are_read_once_per_loading_of_the_plugins(tmp_path, monkeyp
     finally:
         monkeypatch.delenv("MABENCH_HOME", raising=False)
         forget_plugins()
+
+
+def test_the_missing_values_path_warms_up_at_the_smallest_and_the_largest_k(tmp_path, monkeypatch):
+    """With missing=available the runner warms the method through the available-case partition on a
+    tiny problem of 3k + 1 records, as for complete data at the smallest and the largest k of the run
+    (runner.warm_k_values)."""
+    from mabench.bench import runner
+    from mabench.data import missing
+
+    values = np.random.default_rng(0).standard_normal((60, 3))
+    values[::7, 1] = np.nan
+    path = tmp_path / "na.csv"
+    pd.DataFrame(values, columns=["a", "b", "c"]).to_csv(path, index=False)
+    warmed_at = []
+    original = missing.available_partition
+
+    def spy(algo, own, z, observed, k, *args, **kwargs):
+        if z.shape[0] != 60:  # the warm-up's tiny problem, not a cell
+            warmed_at.append((z.shape[0], k))
+        return original(algo, own, z, observed, k, *args, **kwargs)
+
+    monkeypatch.setattr(missing, "available_partition", spy)
+    cells = list(runner.run_cells("mdav", str(path), [4, 3, 5], params={"missing": "available"}))
+    assert [c.record["k"] for c in cells] == [4, 3, 5]
+    assert warmed_at == [(10, 3), (16, 5)]
