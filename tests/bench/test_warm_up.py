@@ -29,27 +29,34 @@ def test_warm_up_compiles_the_kernel_index_auto_will_pick(n, tree, scan):
     assert out.stdout.split() == [str(tree), str(scan)]
 
 
-RUN = r"""
+# A run's warm-up then its cells, in a fresh process: the kernels that gained a signature in the cells
+# (compiled, or loaded from the cache: either way the warm-up did not reach them).
+CELLS_AFTER_WARM_UP = r"""
 import json, sys
 import numpy as np
 from mabench import discovery
 from mabench.bench import runner
+""" + DISPATCHER_SIGNATURES + r"""
+def compiled_in_cells(algo, own, X, ks):
+    runner.warm_ks(algo, own, X.shape[0], X.shape[1], ks, None)  # as a run over the k values ks warms up
+    before = signatures()
+    for k in ks:
+        runner.call_run(algo, X, k, own, np.random.default_rng(0), raw=X)
+    return sorted(f for f, c in signatures().items() if c > before.get(f, 0))
+"""
+
+RUN = CELLS_AFTER_WARM_UP + r"""
 from mabench.kernels.methods import cbfs, mdav
 
 name, n, d, params, ks = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4]), json.loads(sys.argv[5])
-""" + DISPATCHER_SIGNATURES + r"""
 algo = discovery.algorithm(name)
 own, _ = runner.split_aggregation(algo.resolve(params))
-runner.warm_ks(algo, own, n, d, ks, None)  # as a run over the k values ks warms up
-before = signatures()
 Z = np.ascontiguousarray(np.random.default_rng(3).standard_normal((n, d)))
-for k in ks:
-    runner.call_run(algo, Z, k, own, np.random.default_rng(0), raw=Z)
-after = signatures()
+new = compiled_in_cells(algo, own, Z, ks)
 # the type of the tree kernel's ``pair`` argument in each compiled (or cache-loaded) specialization
 kernel, at = {"mdav": (mdav.mdav_labels_tree, 3), "cbfs": (cbfs.cbfs_labels_tree, 4)}.get(name, (None, 0))
 pair = sorted({str(sig[at]) for sig in kernel.signatures}) if kernel is not None else []
-print(json.dumps({"new": sorted(f for f, c in after.items() if c > before.get(f, 0)), "pair": pair}))
+print(json.dumps({"new": new, "pair": pair}))
 """
 
 
@@ -110,12 +117,7 @@ def test_warm_up_of_a_run_over_several_k_compiles_the_largest_ks_kernels():
     assert _run("lns", 200, 4, 1, ks=(3, 10))["new"] == []
 
 
-EVERY_METHOD = r"""
-import json, sys
-import numpy as np
-from mabench import discovery
-from mabench.bench import runner
-""" + DISPATCHER_SIGNATURES + r"""
+EVERY_METHOD = CELLS_AFTER_WARM_UP + r"""
 n, d, ks = 300, 6, [2, 3, 10]
 Z = np.ascontiguousarray(np.random.default_rng(3).standard_normal((n, d)))
 builtin = discovery.builtin_folder("algorithms")
@@ -126,11 +128,7 @@ for name, algo in sorted(discovery.algorithms().items()):
     given = {"projection": "zs"} if "projection" in algo.params else {}  # the univariate methods: a projection
     own, _ = runner.split_aggregation(algo.resolve(given), algo.params)
     X = np.ascontiguousarray(Z[:, :algo.max_columns]) if algo.max_columns is not None else Z
-    runner.warm_ks(algo, own, n, X.shape[1], ks, None)
-    before = signatures()
-    for k in ks:
-        runner.call_run(algo, X, k, own, np.random.default_rng(0), raw=X)
-    new = sorted(f for f, c in signatures().items() if c > before.get(f, 0))
+    new = compiled_in_cells(algo, own, X, ks)
     checked.append(name)
     if new:
         missed[name] = new
