@@ -1,11 +1,11 @@
 """Which kernels the workflow's compile step compiles, against which its cells use (docs/scaling.md,
 "Every compile the warm-ups missed, found at once").
 
-Not a test: a script of about ten minutes on two cores. On a workflow's ``results/plans.json``
-and data files (after ``make reproduce``, or a run stopped once the data are prepared), two
-processes start at once. Each has its own empty Numba cache and one Numba thread, as the
-workflow's batches do, and a listener on Numba's compile events that records each compile's
-function and argument types:
+Not a test: a script of about eight minutes on two cores (7 min 29 s and 7 min 38 s measured). On a
+workflow's ``results/plans.json`` and data files (after ``make reproduce``, or a run stopped once
+the data are prepared), two processes start at once. Each has its own empty Numba cache and one
+Numba thread, as the workflow's batches do, and a listener on Numba's compile events that records
+each compile's function and argument types:
 
 * ``compile``: the workflow's compile step (``batch.compile_plan`` over every run of every job);
 * ``cells``: every job's cells (``batch.run_plan``, the records written to a scratch folder) with
